@@ -1,0 +1,70 @@
+//! CPU building blocks shared by ops: element types with their accumulation
+//! type (half types accumulate in f32, as PyTorch does), and raw buffer access.
+
+use crate::registry::{DType, TensorArg};
+use anyhow::Result;
+use half::{bf16, f16};
+use std::ops::{Add, Mul};
+use tch::Tensor;
+
+pub trait Elem: Copy + Send + Sync + 'static {
+    type Acc: Copy + Default + Add<Output = Self::Acc> + Mul<Output = Self::Acc>;
+    fn to_acc(self) -> Self::Acc;
+    fn from_acc(x: Self::Acc) -> Self;
+}
+
+impl Elem for f32 {
+    type Acc = f32;
+    fn to_acc(self) -> f32 { self }
+    fn from_acc(x: f32) -> Self { x }
+}
+impl Elem for f64 {
+    type Acc = f64;
+    fn to_acc(self) -> f64 { self }
+    fn from_acc(x: f64) -> Self { x }
+}
+impl Elem for f16 {
+    type Acc = f32;
+    fn to_acc(self) -> f32 { self.to_f32() }
+    fn from_acc(x: f32) -> Self { f16::from_f32(x) }
+}
+impl Elem for bf16 {
+    type Acc = f32;
+    fn to_acc(self) -> f32 { self.to_f32() }
+    fn from_acc(x: f32) -> Self { bf16::from_f32(x) }
+}
+
+/// Runs `$body` with `$T` bound to the Rust element type of `$dtype`.
+#[macro_export]
+macro_rules! with_elem {
+    ($dtype:expr, $T:ident => $body:expr) => {
+        match $dtype {
+            $crate::registry::DType::F32 => { type $T = f32; $body }
+            $crate::registry::DType::F64 => { type $T = f64; $body }
+            $crate::registry::DType::F16 => { type $T = half::f16; $body }
+            $crate::registry::DType::BF16 => { type $T = half::bf16; $body }
+        }
+    };
+}
+
+/// A contiguous version of a tensor argument: the input itself when it already
+/// is, else a copy made by PyTorch (on the current stream for CUDA).
+pub struct Contiguous {
+    _keep: Option<Tensor>,
+    pub ptr: usize,
+}
+
+pub fn contiguous(t: &TensorArg) -> Result<Contiguous> {
+    if t.is_contiguous() {
+        return Ok(Contiguous { _keep: None, ptr: t.data_ptr() });
+    }
+    let c = t.tensor().f_contiguous().map_err(|e| t.error(format_args!("could not be made contiguous: {e}")))?;
+    let ptr = c.data_ptr() as usize;
+    Ok(Contiguous { _keep: Some(c), ptr })
+}
+
+/// A new contiguous tensor of `sizes`, dtype and device as `like`, allocated
+/// by PyTorch (the caching allocator on CUDA, so CUDA graphs can capture it).
+pub fn empty(sizes: &[i64], dtype: DType, like: &TensorArg) -> Result<Tensor> {
+    Tensor::f_empty(sizes, (dtype.kind(), like.tch_device()?)).map_err(|e| like.error(format_args!("output allocation failed: {e}")))
+}
