@@ -3,7 +3,7 @@
 // kernel. Nothing here is specific to one op; adding an op needs no C++.
 
 #include <ATen/core/dispatch/Dispatcher.h>
-#include <c10/cuda/CUDAGuard.h>
+#include <c10/core/DeviceGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/library.h>
@@ -126,11 +126,13 @@ struct RustKernel final : c10::OperatorKernel {
     {
       // Run on the input's device and PyTorch's current stream there; the
       // guard restores the caller's current device afterwards.
-      std::optional<c10::cuda::CUDAGuard> guard;
+      // (c10's generic guard, not CUDAGuard: that one inlines cudart calls,
+      // which Rust executables linking this would have to resolve.)
+      c10::OptionalDeviceGuard guard;
       size_t stream = 0;
       if constexpr (K == Key::Cuda) {
         if (device >= 0) {
-          guard.emplace(static_cast<c10::DeviceIndex>(device));
+          guard.reset_device(c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(device)));
           stream = reinterpret_cast<size_t>(c10::cuda::getCurrentCUDAStream(device).stream());
         }
       }

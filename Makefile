@@ -1,0 +1,44 @@
+# myns: `make demo` and `make test` work on a fresh machine (set-up included).
+SHELL := /bin/bash
+VENV := $(CURDIR)/.venv
+PY := $(VENV)/bin/python
+export VIRTUAL_ENV := $(VENV)
+export PATH := $(VENV)/bin:$(PATH)
+export LIBTORCH_USE_PYTORCH := 1
+TORCH_LIB = $(shell $(PY) -c 'import torch, os; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')
+CARGO_FLAGS := --release
+
+.PHONY: setup build install test test-rust test-python demo bench gpu-bundle clean
+
+setup:
+	@bash scripts/setup.sh
+
+build: setup
+	cargo build $(CARGO_FLAGS) --all-targets
+
+# The Python package, with libmyns built into python_loader/myns (editable).
+install: build
+	$(PY) -m pip install -q --no-build-isolation --no-deps -e .
+
+test: install test-rust test-python
+
+# Doc tests get no rpath from build.rs, hence LD_LIBRARY_PATH.
+test-rust: build
+	LD_LIBRARY_PATH=$(TORCH_LIB) cargo test $(CARGO_FLAGS)
+
+test-python: install
+	$(PY) -m pytest -q tests/python
+
+demo: install
+	$(PY) examples/demo.py
+
+bench: install
+	$(PY) bench/run.py
+
+# Everything the GPU machine needs to run the tests, with nothing to build there.
+gpu-bundle: install
+	bash scripts/gpu_bundle.sh
+
+clean:
+	cargo clean
+	rm -rf python_loader/myns/*.so .gpu

@@ -1,0 +1,95 @@
+"""myns: PyTorch custom operators written in Rust.
+
+``import myns`` loads the bundled ``libmyns`` library, which registers every op
+as ``torch.ops.myns.<name>`` (CPU, CUDA, Meta and Autograd kernels). This
+module also exposes each op as a plain function, ``myns.<name>``, with the
+op's documentation and a signature taken from its schema.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import inspect
+import os
+from pathlib import Path
+from typing import Callable
+
+import torch
+
+__all__ = ["library_path", "op_names"]
+
+
+def library_path() -> str:
+    """Path of the shared library that defines the ``myns`` ops.
+
+    ``MYNS_LIBRARY`` in the environment overrides the copy bundled with the package.
+    """
+    override = os.environ.get("MYNS_LIBRARY")
+    if override:
+        return override
+    here = Path(__file__).resolve().parent
+    found = sorted(here.glob("libmyns*.so"))
+    if not found:
+        raise ImportError(
+            f"myns: no libmyns*.so in {here}; install the package with "
+            "`pip install --no-build-isolation .` (or set MYNS_LIBRARY)"
+        )
+    return str(found[0])
+
+
+_PATH = library_path()
+torch.ops.load_library(_PATH)
+# Same handle the dlopen above made; used for the library's C queries.
+_lib = ctypes.CDLL(_PATH)
+_lib.myns_version.restype = ctypes.c_char_p
+_lib.myns_op_count.restype = ctypes.c_size_t
+_lib.myns_op_name.restype = ctypes.c_char_p
+_lib.myns_op_name.argtypes = [ctypes.c_size_t]
+_lib.myns_op_doc.restype = ctypes.c_char_p
+_lib.myns_op_doc.argtypes = [ctypes.c_size_t]
+
+__version__: str = _lib.myns_version().decode()
+
+_PY_TYPES = {"Tensor": torch.Tensor, "float": float, "int": int, "bool": bool}
+
+
+def _annotation(type_str: str):
+    base = type_str.rstrip("?")
+    ann = _PY_TYPES.get(base, inspect.Parameter.empty)
+    return ann if base == type_str or ann is inspect.Parameter.empty else ann | None
+
+
+def _wrapper(name: str, doc: str) -> Callable:
+    overload = getattr(torch.ops.myns, name).default
+    schema = overload._schema
+
+    def op(*args, **kwargs):
+        return overload(*args, **kwargs)
+
+    params = [
+        inspect.Parameter(
+            a.name,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            annotation=_annotation(str(a.type)),
+            **({"default": a.default_value} if a.has_default_value() else {}),
+        )
+        for a in schema.arguments
+    ]
+    returns = [str(r.type) for r in schema.returns]
+    ret = torch.Tensor if returns == ["Tensor"] else (None if not returns else tuple)
+    op.__name__ = op.__qualname__ = name
+    op.__module__ = __name__
+    op.__doc__ = f"{doc}\n\nSchema: ``{schema}``"
+    op.__signature__ = inspect.Signature(params, return_annotation=ret)
+    return op
+
+
+def op_names() -> list[str]:
+    """Names of every op the library registers (``torch.ops.myns.<name>``)."""
+    return [_lib.myns_op_name(i).decode() for i in range(_lib.myns_op_count())]
+
+
+for _i, _name in enumerate(op_names()):
+    globals()[_name] = _wrapper(_name, _lib.myns_op_doc(_i).decode())
+    __all__.append(_name)
+del _i, _name

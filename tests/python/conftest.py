@@ -1,0 +1,30 @@
+import pytest
+import torch
+
+import myns  # noqa: F401  (loads the library: torch.ops.myns.*)
+
+DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+
+# ||out - ref|| / ||ref|| bounds against a float64 reference.
+REL_TOL = {torch.float64: 1e-12, torch.float32: 1e-5, torch.float16: 2e-3, torch.bfloat16: 1e-2}
+
+
+def rel_err(out: torch.Tensor, ref: torch.Tensor) -> float:
+    ref = ref.double()
+    denom = ref.norm().item()
+    diff = (out.double() - ref).norm().item()
+    return diff / denom if denom > 0 else diff
+
+
+@pytest.fixture(params=DEVICES)
+def device(request):
+    return request.param
+
+
+@pytest.fixture(params=DTYPES, ids=lambda d: str(d).removeprefix("torch."))
+def dtype(request):
+    return request.param
+
+
+requires_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
