@@ -63,7 +63,8 @@ def test_dynamic_shapes_do_not_recompile(device):
     def f(a, b):
         return torch.ops.myns.add(torch.ops.myns.matmul(a, b), torch.ops.myns.matmul(a, b))
 
-    for m, k, n in [(3, 4, 5), (7, 2, 9), (11, 13, 1)]:
+    # (sizes 0 and 1 are always specialised by dynamo, so avoid them here)
+    for m, k, n in [(3, 4, 5), (7, 2, 9), (11, 13, 6)]:
         a, b = torch.randn(m, k, device=device), torch.randn(k, n, device=device)
         torch.testing.assert_close(f(a, b), 2 * (a @ b))
     assert counter.frame_count == 1
