@@ -103,6 +103,8 @@ fn build_cpp(root: &Path) {
     let cuda_include = torch_root.join("../nvidia/cu13/include");
 
     println!("cargo:rerun-if-changed=csrc");
+    println!("cargo:rerun-if-changed=tests");
+    println!("cargo:rerun-if-changed=examples");
     println!("cargo:rerun-if-changed=src/bridge.rs");
     cxx_build::bridge("src/bridge.rs")
         .file("csrc/registration.cc")

@@ -15,7 +15,8 @@ os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.g
 
 setup(
     rust_extensions=[
-        RustExtension("myns.libmyns", path="Cargo.toml", binding=Binding.NoBinding, py_limited_api=True)
+        RustExtension("myns.libmyns", path="Cargo.toml", binding=Binding.NoBinding, py_limited_api=True,
+                      debug=False)  # release even for editable installs
     ],
     zip_safe=False,
 )

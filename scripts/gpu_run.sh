@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (torch 2.11 installed, no Rust) from the repo root,
+# with .gpu/ made by scripts/gpu_bundle.sh. Builds nothing. Logs go to $OUT.
+# Usage: bash scripts/gpu_run.sh [tests|bench|all]
+set -uo pipefail
+what=${1:-all}
+OUT=${OUT:-/tmp/myns-gpu}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+export MYNS_LIBRARY=$PWD/.gpu/libmyns.so
+export PYTHONPATH=$PWD/python_loader
+TORCH_LIB=$(python3 -c 'import torch, os; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')
+export LD_LIBRARY_PATH=$TORCH_LIB:/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/gpu.txt"
+status=0
+if [ "$what" = tests ] || [ "$what" = all ]; then
+  for t in .gpu/bin/test_*; do
+    echo "== $t"; "$t" 2>&1 | tee -a "$OUT/rust_tests.log" | tail -4 || status=1
+  done
+  echo "== example"; .gpu/bin/example_matmul 2>&1 | tee "$OUT/example.log" || status=1
+  echo "== pytest"
+  python3 -m pytest -q -p no:logging -p no:cacheprovider tests/python 2>&1 | tee "$OUT/pytest.log" | tail -15 || status=1
+  echo "== demo"; python3 examples/demo.py 2>&1 | tee "$OUT/demo.log" | tail -14 || status=1
+fi
+if [ "$what" = bench ] || [ "$what" = all ]; then
+  [ -f bench/run.py ] && { python3 bench/run.py 2>&1 | tee "$OUT/bench.log" | tail -60 || status=1; }
+fi
+exit $status
