@@ -41,10 +41,12 @@ impl Kernel {
         Kernel { module, name, funcs: [const { OnceLock::new() }; MAX_DEVICES] }
     }
 
-    /// The raw function handle for `device`, loading on first use.
+    /// The raw function handle for `device`, loading on first use, with the
+    /// device's primary context current on this thread.
     #[inline]
     pub fn function(&self, device: usize) -> Result<sys::CUfunction> {
         if let Some(f) = self.funcs.get(device).and_then(OnceLock::get) {
+            bind(device)?;
             return Ok(f.cu_function());
         }
         self.load(device)
@@ -75,6 +77,7 @@ impl Kernel {
             .map_err(|e| anyhow!("myns: kernel `{}` not found in module `{}`: {e}", self.name, self.module.name))?;
         let raw = f.cu_function();
         let _ = self.funcs[device].set(f);
+        bind(device)?;
         Ok(raw)
     }
 }
@@ -127,6 +130,20 @@ pub fn context(device: usize) -> Result<Arc<CudaContext>> {
     }
     let ctx = CudaContext::new(device).map_err(|e| anyhow!("myns: CUDA context for cuda:{device} failed: {e}"))?;
     Ok(CONTEXTS[device].get_or_init(|| ctx).clone())
+}
+
+/// Makes `device`'s primary context current on this thread. PyTorch's device
+/// guard does not always do so: on a fresh thread (e.g. the autograd engine's
+/// worker) `cudaGetDevice` already reports the device while no context is
+/// bound yet, so c10 skips `cudaSetDevice` and a driver-API launch would fail
+/// with CUDA_ERROR_INVALID_CONTEXT. Cheap when already bound (one
+/// cuCtxGetCurrent).
+#[inline]
+fn bind(device: usize) -> Result<()> {
+    match CONTEXTS[device].get() {
+        Some(ctx) => ctx.bind_to_thread().map_err(|e| anyhow!("myns: binding cuda:{device} failed: {e}")),
+        None => context(device).map(|_| ()),
+    }
 }
 
 /// Launches `f` on `stream` with `params` (pointers to each kernel argument).

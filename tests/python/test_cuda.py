@@ -81,3 +81,24 @@ def test_more_than_2_31_elements():
     assert out[-1].item() == 3.0 and out[0].item() == 3.0 and out[n // 2].item() == 3.0
     del a, b, out
     torch.cuda.empty_cache()
+
+
+def test_first_launch_on_a_fresh_thread():
+    """A thread that never made a CUDA runtime call still launches correctly
+    (the autograd engine's device threads are such threads)."""
+    import threading
+
+    a = torch.randn(16, 16, device="cuda")
+    result = {}
+
+    def work():
+        try:
+            result["out"] = myns.matmul(a, a)
+        except Exception as e:  # surfaced below
+            result["err"] = e
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    assert "err" not in result, result.get("err")
+    torch.testing.assert_close(result["out"], a @ a)
