@@ -5,6 +5,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/cuda/CUDAStream.h>
+#include <torch/csrc/autograd/autograd_not_implemented_fallback.h>
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/library.h>
 
@@ -291,11 +292,26 @@ TORCH_LIBRARY_IMPL(myns, CPU, m) { myns::register_kernels<myns::Key::Cpu>(m); }
 TORCH_LIBRARY_IMPL(myns, CUDA, m) { myns::register_kernels<myns::Key::Cuda>(m); }
 TORCH_LIBRARY_IMPL(myns, Meta, m) { myns::register_kernels<myns::Key::Meta>(m); }
 
+// Ops without a gradient formula (in-place ops, backward ops) still get an
+// Autograd kernel: PyTorch's "not implemented" fallback, which raises a clear
+// error if a gradient is ever asked of them, and handles in-place version
+// counters, instead of silently returning no gradient.
 TORCH_LIBRARY_IMPL(myns, Autograd, m) {
   for (size_t i = 0; i < myns::op_count(); ++i) {
-    if (!myns::op_has_backward(i)) continue;
     const std::string name(myns::op_name(i));
-    m.impl(name.c_str(),
-           torch::CppFunction::makeFromBoxedFunctor(std::make_unique<myns::RustAutogradKernel>(i)));
+    if (myns::op_has_backward(i)) {
+      m.impl(name.c_str(),
+             torch::CppFunction::makeFromBoxedFunctor(std::make_unique<myns::RustAutogradKernel>(i)));
+    } else {
+      m.impl(name.c_str(), torch::autograd::autogradNotImplementedFallback());
+    }
+  }
+}
+
+TORCH_LIBRARY_IMPL(myns, ADInplaceOrView, m) {
+  for (size_t i = 0; i < myns::op_count(); ++i) {
+    if (myns::op_has_backward(i)) continue;
+    const std::string name(myns::op_name(i));
+    m.impl(name.c_str(), torch::autograd::autogradNotImplementedInplaceOrViewFallback());
   }
 }

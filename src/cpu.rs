@@ -4,11 +4,33 @@
 use crate::registry::{DType, TensorArg};
 use anyhow::Result;
 use half::{bf16, f16};
-use std::ops::{Add, Mul};
+use std::ops::{Add, Div, Mul, Sub};
 use tch::Tensor;
 
+/// Arithmetic of an accumulation type (f32 or f64).
+pub trait Real:
+    Copy + Default + PartialOrd + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self>
+{
+    fn from_f64(x: f64) -> Self;
+    fn exp(self) -> Self;
+    fn sqrt(self) -> Self;
+    const NEG_INF: Self;
+}
+impl Real for f32 {
+    fn from_f64(x: f64) -> Self { x as f32 }
+    fn exp(self) -> Self { f32::exp(self) }
+    fn sqrt(self) -> Self { f32::sqrt(self) }
+    const NEG_INF: Self = f32::NEG_INFINITY;
+}
+impl Real for f64 {
+    fn from_f64(x: f64) -> Self { x }
+    fn exp(self) -> Self { f64::exp(self) }
+    fn sqrt(self) -> Self { f64::sqrt(self) }
+    const NEG_INF: Self = f64::NEG_INFINITY;
+}
+
 pub trait Elem: Copy + Send + Sync + 'static {
-    type Acc: Copy + Default + Add<Output = Self::Acc> + Mul<Output = Self::Acc>;
+    type Acc: Real;
     fn to_acc(self) -> Self::Acc;
     fn from_acc(x: Self::Acc) -> Self;
 }
@@ -63,8 +85,35 @@ pub fn contiguous(t: &TensorArg) -> Result<Contiguous> {
     Ok(Contiguous { _keep: Some(c), ptr })
 }
 
+impl Contiguous {
+    /// For in-place ops: if a copy was made, copies the result back into `t`.
+    pub fn write_back(&self, t: &TensorArg) -> Result<()> {
+        if let Some(c) = &self._keep {
+            let mut dst = t.tensor();
+            dst.f_copy_(c).map_err(|e| t.error(format_args!("could not be written in place: {e}")))?;
+        }
+        Ok(())
+    }
+}
+
 /// A new contiguous tensor of `sizes`, dtype and device as `like`, allocated
 /// by PyTorch (the caching allocator on CUDA, so CUDA graphs can capture it).
 pub fn empty(sizes: &[i64], dtype: DType, like: &TensorArg) -> Result<Tensor> {
     Tensor::f_empty(sizes, (dtype.kind(), like.tch_device()?)).map_err(|e| like.error(format_args!("output allocation failed: {e}")))
+}
+
+/// Borrows `n` elements of T at `ptr` (a contiguous buffer of a live tensor).
+///
+/// # Safety
+/// `ptr` must point at `n` initialised elements of T that outlive the slice.
+pub unsafe fn slice<'a, T>(ptr: usize, n: usize) -> &'a [T] {
+    if n == 0 { &[] } else { std::slice::from_raw_parts(ptr as *const T, n) }
+}
+
+/// Mutable version of [`slice`].
+///
+/// # Safety
+/// As for [`slice`], and nothing else may access the buffer meanwhile.
+pub unsafe fn slice_mut<'a, T>(ptr: usize, n: usize) -> &'a mut [T] {
+    if n == 0 { &mut [] } else { std::slice::from_raw_parts_mut(ptr as *mut T, n) }
 }

@@ -6,7 +6,24 @@
 use crate::registry::OpSpec;
 
 pub mod add;
+pub mod fused_add_rms_norm;
 pub mod matmul;
+pub mod rms_norm;
+pub mod scale;
+pub mod silu_and_mul;
+pub mod softmax;
 
 /// The op table, in registration order.
-pub static ALL: &[&OpSpec] = &[&add::SPEC, &matmul::SPEC];
+pub static ALL: &[&OpSpec] = &[
+    &add::SPEC,
+    &matmul::SPEC,
+    &rms_norm::SPEC,
+    &rms_norm::BACKWARD_SPEC,
+    &fused_add_rms_norm::SPEC,
+    &silu_and_mul::SPEC,
+    &silu_and_mul::BACKWARD_SPEC,
+    &softmax::SPEC,
+    &softmax::BACKWARD_SPEC,
+    &scale::SPEC,
+    &scale::INPLACE_SPEC,
+];

@@ -1,0 +1,134 @@
+// RMS norm over the last dimension of a contiguous [rows, H] buffer:
+// y = x * rsqrt(mean(x^2) + eps) * w, accumulated in float (double for f64).
+// One block per row (grid-strided); the row is read twice, the second time
+// from cache, so DRAM traffic is one read and one write.
+#include "rows.cuh"
+
+using myns::Acc;
+using myns::from_acc;
+using myns::Pack;
+using myns::to_acc;
+
+template <typename T, int N>
+__device__ void rms_norm_impl(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y,
+                              int64_t rows, int64_t H, double eps) {
+  using A = typename Acc<T>::type;
+  using P = Pack<T, N>;
+  const int64_t hv = H / N;
+  const P* wp = reinterpret_cast<const P*>(w);
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const P* xp = reinterpret_cast<const P*>(x + r * H);
+    P* yp = reinterpret_cast<P*>(y + r * H);
+    A ss = 0;
+    for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
+      const P p = xp[i];
+#pragma unroll
+      for (int k = 0; k < N; ++k) { const A v = to_acc(p.v[k]); ss += v * v; }
+    }
+    const A inv = rsqrt(myns::block_sum(ss) / A(H) + A(eps));
+    for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
+      const P p = xp[i], q = wp[i];
+      P o;
+#pragma unroll
+      for (int k = 0; k < N; ++k) o.v[k] = from_acc<T>(to_acc(p.v[k]) * inv * to_acc(q.v[k]));
+      yp[i] = o;
+    }
+  }
+}
+
+// residual += x; x = rms_norm(residual) * w, in place (vLLM's fused op). The
+// norm uses the residual as stored (rounded to T), like the unfused sequence.
+template <typename T, int N>
+__device__ void fused_add_rms_norm_impl(T* __restrict__ x, T* __restrict__ res, const T* __restrict__ w,
+                                        int64_t rows, int64_t H, double eps) {
+  using A = typename Acc<T>::type;
+  using P = Pack<T, N>;
+  const int64_t hv = H / N;
+  const P* wp = reinterpret_cast<const P*>(w);
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    P* xp = reinterpret_cast<P*>(x + r * H);
+    P* rp = reinterpret_cast<P*>(res + r * H);
+    A ss = 0;
+    for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
+      const P a = xp[i], b = rp[i];
+      P s;
+#pragma unroll
+      for (int k = 0; k < N; ++k) {
+        s.v[k] = from_acc<T>(to_acc(a.v[k]) + to_acc(b.v[k]));
+        const A v = to_acc(s.v[k]);
+        ss += v * v;
+      }
+      rp[i] = s;
+    }
+    const A inv = rsqrt(myns::block_sum(ss) / A(H) + A(eps));
+    // Each thread re-reads only the elements it wrote itself.
+    for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
+      const P s = rp[i], q = wp[i];
+      P o;
+#pragma unroll
+      for (int k = 0; k < N; ++k) o.v[k] = from_acc<T>(to_acc(s.v[k]) * inv * to_acc(q.v[k]));
+      xp[i] = o;
+    }
+  }
+}
+
+// Gradients of y = x * r * w with r = rsqrt(mean(x^2) + eps):
+//   gx = r * (g*w - xhat * mean(g*w*xhat)),  gw = sum over rows of g * xhat.
+// gw is accumulated per block into partial[blockIdx.x, H] (zeroed by the
+// caller, summed over blocks afterwards): no atomics, deterministic.
+template <typename T, int N>
+__device__ void rms_norm_backward_impl(const T* __restrict__ g, const T* __restrict__ x,
+                                       const T* __restrict__ w, T* __restrict__ gx,
+                                       typename Acc<T>::type* __restrict__ partial,
+                                       int64_t rows, int64_t H, double eps) {
+  using A = typename Acc<T>::type;
+  using P = Pack<T, N>;
+  const int64_t hv = H / N;
+  const P* wp = reinterpret_cast<const P*>(w);
+  A* pw = partial + (int64_t)blockIdx.x * H;
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const P* xp = reinterpret_cast<const P*>(x + r * H);
+    const P* gp = reinterpret_cast<const P*>(g + r * H);
+    P* op = reinterpret_cast<P*>(gx + r * H);
+    A ss = 0, dot = 0;
+    for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
+      const P a = xp[i], b = gp[i], c = wp[i];
+#pragma unroll
+      for (int k = 0; k < N; ++k) {
+        const A v = to_acc(a.v[k]);
+        ss += v * v;
+        dot += to_acc(b.v[k]) * to_acc(c.v[k]) * v;
+      }
+    }
+    const A rr = rsqrt(myns::block_sum(ss) / A(H) + A(eps));
+    const A mean_dot = myns::block_sum(dot) * rr / A(H);  // mean(g*w*xhat)
+    for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
+      const P a = xp[i], b = gp[i], c = wp[i];
+      P o;
+#pragma unroll
+      for (int k = 0; k < N; ++k) {
+        const A xhat = to_acc(a.v[k]) * rr;
+        const A gv = to_acc(b.v[k]);
+        o.v[k] = from_acc<T>(rr * (gv * to_acc(c.v[k]) - xhat * mean_dot));
+        pw[i * N + k] += gv * xhat;
+      }
+      op[i] = o;
+    }
+  }
+}
+
+#define MYNS_RMS(suffix, T, N)                                                                        \
+  extern "C" __global__ void rms_norm_##suffix(const T* x, const T* w, T* y, int64_t rows, int64_t H,  \
+                                               double eps) {                                          \
+    rms_norm_impl<T, N>(x, w, y, rows, H, eps);                                                       \
+  }                                                                                                   \
+  extern "C" __global__ void fused_add_rms_norm_##suffix(T* x, T* res, const T* w, int64_t rows,      \
+                                                         int64_t H, double eps) {                     \
+    fused_add_rms_norm_impl<T, N>(x, res, w, rows, H, eps);                                           \
+  }                                                                                                   \
+  extern "C" __global__ void rms_norm_backward_##suffix(const T* g, const T* x, const T* w, T* gx,     \
+                                                        typename Acc<T>::type* partial, int64_t rows, \
+                                                        int64_t H, double eps) {                      \
+    rms_norm_backward_impl<T, N>(g, x, w, gx, partial, rows, H, eps);                                 \
+  }
+MYNS_FOR_EACH_FLOAT_VEC(MYNS_RMS)

@@ -1,0 +1,75 @@
+// Softmax over the last dimension of a contiguous [rows, H] buffer. One pass
+// computes the max and the sum of exp together (online softmax), a second
+// writes exp(x - max) / sum. -inf entries give 0; an all -inf row gives NaN,
+// as torch.softmax does.
+#include "rows.cuh"
+
+using myns::Acc;
+using myns::from_acc;
+using myns::MaxSum;
+using myns::Pack;
+using myns::to_acc;
+
+template <typename T, int N>
+__device__ void softmax_impl(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t H) {
+  using A = typename Acc<T>::type;
+  using P = Pack<T, N>;
+  const int64_t hv = H / N;
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const P* xp = reinterpret_cast<const P*>(x + r * H);
+    P* yp = reinterpret_cast<P*>(y + r * H);
+    MaxSum<A> st{-INFINITY, A(0)};
+    for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
+      const P p = xp[i];
+#pragma unroll
+      for (int k = 0; k < N; ++k) st = myns::combine(st, MaxSum<A>{to_acc(p.v[k]), A(1)});
+    }
+    st = myns::block_max_sum(st);
+    const A inv = A(1) / st.s;
+    for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
+      const P p = xp[i];
+      P o;
+#pragma unroll
+      for (int k = 0; k < N; ++k) o.v[k] = from_acc<T>(exp(to_acc(p.v[k]) - st.m) * inv);
+      yp[i] = o;
+    }
+  }
+}
+
+// gx = y * (g - sum(g * y)) per row.
+template <typename T, int N>
+__device__ void softmax_backward_impl(const T* __restrict__ g, const T* __restrict__ y, T* __restrict__ gx,
+                                      int64_t rows, int64_t H) {
+  using A = typename Acc<T>::type;
+  using P = Pack<T, N>;
+  const int64_t hv = H / N;
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const P* gp = reinterpret_cast<const P*>(g + r * H);
+    const P* yp = reinterpret_cast<const P*>(y + r * H);
+    P* op = reinterpret_cast<P*>(gx + r * H);
+    A dot = 0;
+    for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
+      const P a = gp[i], b = yp[i];
+#pragma unroll
+      for (int k = 0; k < N; ++k) dot += to_acc(a.v[k]) * to_acc(b.v[k]);
+    }
+    dot = myns::block_sum(dot);
+    for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
+      const P a = gp[i], b = yp[i];
+      P o;
+#pragma unroll
+      for (int k = 0; k < N; ++k) o.v[k] = from_acc<T>(to_acc(b.v[k]) * (to_acc(a.v[k]) - dot));
+      op[i] = o;
+    }
+  }
+}
+
+#define MYNS_SOFTMAX(suffix, T, N)                                                                  \
+  extern "C" __global__ void softmax_##suffix(const T* x, T* y, int64_t rows, int64_t H) {          \
+    softmax_impl<T, N>(x, y, rows, H);                                                              \
+  }                                                                                                 \
+  extern "C" __global__ void softmax_backward_##suffix(const T* g, const T* y, T* gx, int64_t rows, \
+                                                       int64_t H) {                                 \
+    softmax_backward_impl<T, N>(g, y, gx, rows, H);                                                 \
+  }
+MYNS_FOR_EACH_FLOAT_VEC(MYNS_SOFTMAX)

@@ -1,0 +1,198 @@
+//! `myns::softmax(Tensor x, int dim) -> Tensor`, numerically safe (max
+//! subtracted, -inf entries allowed); gradient op
+//! `myns::softmax_backward(Tensor grad, Tensor output, int dim) -> Tensor`.
+
+use crate::bridge::DeviceKind;
+use crate::cpu::{self, Elem, Real};
+use crate::registry::{dispatch1, BackwardCtx, Backend, Call, OpSpec, TensorArg, Value};
+use crate::rowwise::{self, RowKernels};
+use crate::cuda;
+use anyhow::Result;
+use std::sync::OnceLock;
+use tch::Tensor;
+
+pub static SPEC: OpSpec = OpSpec {
+    name: "softmax",
+    schema: "softmax(Tensor x, int dim) -> Tensor",
+    doc: "Softmax of `x` along `dim` (negative counts from the end), computed in float32 for half types \
+          with the maximum subtracted, so large magnitudes and -inf entries are safe (an all -inf slice \
+          gives NaN, as in torch.softmax). Differentiable.",
+    forward,
+    meta,
+    backward: Some(backward),
+    save_outputs: true,
+    handle: OnceLock::new(),
+};
+
+pub static BACKWARD_SPEC: OpSpec = OpSpec {
+    name: "softmax_backward",
+    schema: "softmax_backward(Tensor grad, Tensor output, int dim) -> Tensor",
+    doc: "Gradient of `softmax(x, dim)` with respect to `x`, from the gradient and the softmax output.",
+    forward: backward_forward,
+    meta: backward_meta,
+    backward: None,
+    save_outputs: false,
+    handle: OnceLock::new(),
+};
+
+/// Softmax of `x` along `dim`.
+///
+/// ```
+/// use tch::Tensor;
+/// let x = Tensor::from_slice(&[0.0f32, 0.0, f32::NEG_INFINITY]);
+/// let y = myns::softmax(&x, -1)?;
+/// assert_eq!(Vec::<f32>::try_from(&y)?, vec![0.5, 0.5, 0.0]);
+/// # Ok::<(), anyhow::Error>(())
+/// ```
+pub fn softmax(x: &Tensor, dim: i64) -> Result<Tensor> {
+    dispatch1(&SPEC, &[Value::Tensor(x), Value::Int(dim)])
+}
+
+/// Gradient of [`softmax`] given its output.
+///
+/// ```
+/// use tch::{Kind, Tensor};
+/// let y = myns::softmax(&Tensor::randn([2, 5], (Kind::Float, tch::Device::Cpu)), 1)?;
+/// let gx = myns::softmax_backward(&y.ones_like(), &y, 1)?;
+/// assert!(gx.abs().max().double_value(&[]) < 1e-6); // d(sum softmax)/dx = 0
+/// # Ok::<(), anyhow::Error>(())
+/// ```
+pub fn softmax_backward(grad: &Tensor, output: &Tensor, dim: i64) -> Result<Tensor> {
+    dispatch1(&BACKWARD_SPEC, &[Value::Tensor(grad), Value::Tensor(output), Value::Int(dim)])
+}
+
+static KERNELS: RowKernels = crate::row_kernels!(crate::kernels::SOFTMAX, "softmax");
+static BACKWARD_KERNELS: RowKernels = crate::row_kernels!(crate::kernels::SOFTMAX, "softmax_backward");
+
+/// `dim` wrapped into `[0, ndim)` (a 0-d tensor counts as 1-d).
+fn wrap_dim(call: &Call, x: &TensorArg, i: usize) -> Result<i64> {
+    let dim = call.int(i)?;
+    let n = x.dim().max(1) as i64;
+    if dim < -n || dim >= n {
+        return Err(call.error(format_args!(
+            "argument `dim` is {dim}, out of range for a {}-D tensor (expected -{n} <= dim < {n})",
+            x.dim()
+        )));
+    }
+    Ok(if dim < 0 { dim + n } else { dim })
+}
+
+fn meta(call: &Call) -> Result<Vec<Tensor>> {
+    let x = call.tensor(0)?;
+    x.dtype()?;
+    wrap_dim(call, &x, 1)?;
+    Ok(vec![x.tensor().f_contiguous()?.f_empty_like()?])
+}
+
+/// Runs a row kernel over `dim` of the given tensors: moves `dim` last (with a
+/// copy) when it is not, and moves the result back into a contiguous tensor.
+fn run_rows(
+    call: &Call,
+    backend: Backend,
+    inputs: &[&TensorArg],
+    dim: i64,
+    kernels: &RowKernels,
+    cpu_fn: fn(crate::registry::DType, &[usize], usize, usize, usize),
+) -> Result<Tensor> {
+    let x = inputs[0];
+    let dtype = x.dtype()?;
+    let nd = x.dim() as i64;
+    let last = nd.max(1) - 1;
+    let moved: Vec<Tensor> = inputs
+        .iter()
+        .map(|t| {
+            let t = t.tensor();
+            if dim == last { t.f_contiguous() } else { t.f_movedim(&[dim][..], &[last][..])?.f_contiguous() }
+        })
+        .collect::<Result<_, _>>()?;
+    let out = moved[0].f_empty_like()?;
+    let sizes = moved[0].size();
+    let h = sizes.last().copied().unwrap_or(1);
+    let rows = if h == 0 { 0 } else { x.numel() / h };
+    if rows > 0 {
+        let mut ptrs: Vec<usize> = moved.iter().map(|t| t.data_ptr() as usize).collect();
+        ptrs.push(out.data_ptr() as usize);
+        match backend {
+            Backend::Cpu if x.device() == DeviceKind::Cpu => cpu_fn(dtype, &ptrs, rows as usize, h as usize, 0),
+            Backend::Cuda { stream } if x.device() == DeviceKind::Cuda => {
+                let vec = rowwise::can_vectorize(dtype, h, &ptrs);
+                let f = kernels.pick(dtype, vec).function(x.device_index() as usize)?;
+                let units = if vec { h / rowwise::pack(dtype) } else { h };
+                let ptrs: Vec<u64> = ptrs.iter().map(|&p| p as u64).collect();
+                let mut params: Vec<*mut std::ffi::c_void> = ptrs.iter().map(cuda::arg).collect();
+                params.push(cuda::arg(&rows));
+                params.push(cuda::arg(&h));
+                let block = rowwise::threads_for(units);
+                cuda::launch(f, (rowwise::blocks_for(rows), 1, 1), (block, 1, 1), 0, stream, &mut params)
+                    .map_err(|e| call.error(e))?;
+            }
+            _ => return Err(x.error(format_args!("is on {}, which myns does not support", x.device_string()))),
+        }
+    }
+    if dim == last { Ok(out) } else { Ok(out.f_movedim(&[last][..], &[dim][..])?.f_contiguous()?) }
+}
+
+fn forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
+    let x = call.tensor(0)?;
+    x.dtype()?;
+    let dim = wrap_dim(call, &x, 1)?;
+    let out = run_rows(call, backend, &[&x], dim, &KERNELS, |dtype, p, rows, h, _| {
+        crate::with_elem!(dtype, T => softmax_cpu::<T>(p[0], p[1], rows, h))
+    })?;
+    Ok(vec![out])
+}
+
+fn softmax_cpu<T: Elem>(x: usize, out: usize, rows: usize, h: usize) {
+    // SAFETY: contiguous [rows, h] input and output.
+    let (x, out) = unsafe { (cpu::slice::<T>(x, rows * h), cpu::slice_mut::<T>(out, rows * h)) };
+    for (xr, or) in x.chunks_exact(h).zip(out.chunks_exact_mut(h)) {
+        let m = xr.iter().fold(<T::Acc as Real>::NEG_INF, |m, &v| if v.to_acc() > m { v.to_acc() } else { m });
+        let s = xr.iter().fold(T::Acc::default(), |s, &v| s + (v.to_acc() - m).exp());
+        for (o, &v) in or.iter_mut().zip(xr) {
+            *o = T::from_acc((v.to_acc() - m).exp() / s);
+        }
+    }
+}
+
+fn backward(ctx: &BackwardCtx) -> Result<Vec<Option<Tensor>>> {
+    let Some(g) = ctx.grad(0) else { return Ok(vec![None]) };
+    let y = ctx.output(0)?;
+    Ok(vec![Some(softmax_backward(&g, &y, ctx.inputs.int(1)?)?)])
+}
+
+fn check_backward<'a>(call: &Call<'a>) -> Result<(TensorArg<'a>, TensorArg<'a>, i64)> {
+    let (g, y) = (call.tensor(0)?, call.tensor(1)?);
+    g.dtype()?;
+    g.expect_same_dtype_device(&y)?;
+    if let (Some(sg), Some(sy)) = (g.sizes(), y.sizes()) {
+        if sg != sy {
+            return Err(y.error(format_args!("has shape {sy:?} but `grad` has shape {sg:?}")));
+        }
+    }
+    let dim = wrap_dim(call, &y, 2)?;
+    Ok((g, y, dim))
+}
+
+fn backward_meta(call: &Call) -> Result<Vec<Tensor>> {
+    let (_, y, _) = check_backward(call)?;
+    Ok(vec![y.tensor().f_contiguous()?.f_empty_like()?])
+}
+
+fn backward_forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
+    let (g, y, dim) = check_backward(call)?;
+    let out = run_rows(call, backend, &[&g, &y], dim, &BACKWARD_KERNELS, |dtype, p, rows, h, _| {
+        crate::with_elem!(dtype, T => softmax_backward_cpu::<T>(p[0], p[1], p[2], rows, h))
+    })?;
+    Ok(vec![out])
+}
+
+fn softmax_backward_cpu<T: Elem>(g: usize, y: usize, out: usize, rows: usize, h: usize) {
+    // SAFETY: contiguous [rows, h] buffers.
+    let (g, y, out) = unsafe { (cpu::slice::<T>(g, rows * h), cpu::slice::<T>(y, rows * h), cpu::slice_mut::<T>(out, rows * h)) };
+    for ((gr, yr), or) in g.chunks_exact(h).zip(y.chunks_exact(h)).zip(out.chunks_exact_mut(h)) {
+        let dot = gr.iter().zip(yr).fold(T::Acc::default(), |s, (&a, &b)| s + a.to_acc() * b.to_acc());
+        for ((o, &a), &b) in or.iter_mut().zip(gr).zip(yr) {
+            *o = T::from_acc(b.to_acc() * (a.to_acc() - dot));
+        }
+    }
+}

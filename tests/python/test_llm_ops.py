@@ -1,0 +1,232 @@
+"""rms_norm, fused_add_rms_norm, silu_and_mul, softmax, scale / scale_ and
+their backward ops: float64 references, opcheck, gradcheck, compile, errors."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch.library import opcheck
+
+import myns
+from conftest import DEVICES, REL_TOL, rel_err
+
+SHAPES = [(1, 8), (3, 5, 6), (7, 130), (2, 3, 1024), (0, 16)]
+# One rounding of a float32-accumulated result; softmax/silu add an exp.
+TOL = {torch.float64: 1e-12, torch.float32: 2e-6, torch.float16: 1e-3, torch.bfloat16: 8e-3}
+
+
+def rand(shape, dtype, device, scale=1.0):
+    return (torch.randn(shape, dtype=torch.float64, device=device) * scale).to(dtype)
+
+
+def check(out, ref, dtype):
+    assert out.dtype == dtype and out.shape == ref.shape
+    if ref.numel():
+        assert rel_err(out, ref) <= TOL[dtype], rel_err(out, ref)
+
+
+def ref_rms_norm(x, w, eps):
+    x, w = x.double(), w.double()
+    return x * torch.rsqrt(x.square().mean(-1, keepdim=True) + eps) * w
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_rms_norm(shape, dtype, device):
+    x, w = rand(shape, dtype, device), rand(shape[-1:], dtype, device)
+    out = myns.rms_norm(x, w, 1e-6)
+    check(out, ref_rms_norm(x, w, 1e-6), dtype)
+    # Numerics close to PyTorch's own rms_norm.
+    if x.numel():
+        assert rel_err(out, F.rms_norm(x, shape[-1:], w, 1e-6)) <= 2 * TOL[dtype]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_fused_add_rms_norm(shape, dtype, device):
+    x, r, w = rand(shape, dtype, device), rand(shape, dtype, device), rand(shape[-1:], dtype, device)
+    x0, r0 = x.clone(), r.clone()
+    assert myns.fused_add_rms_norm(x, r, w, 1e-5) is None
+    torch.testing.assert_close(r, r0 + x0, rtol=0, atol=0)  # same rounding as torch's add
+    check(x, ref_rms_norm(r, w, 1e-5), dtype)
+
+
+def test_fused_add_rms_norm_strided(device):
+    x = torch.randn(16, 12, device=device).t()  # [12, 16] non-contiguous
+    r = torch.randn(12, 32, device=device)[:, ::2]  # non-contiguous
+    w = torch.randn(16, device=device)
+    x0, r0 = x.clone(), r.clone()
+    myns.fused_add_rms_norm(x, r, w, 1e-6)
+    torch.testing.assert_close(r, r0 + x0)
+    torch.testing.assert_close(x, F.rms_norm(r0 + x0, (16,), w, 1e-6))
+
+
+@pytest.mark.parametrize("shape", [(1, 2), (3, 5, 6), (7, 130), (2, 3, 2048), (0, 16)], ids=str)
+def test_silu_and_mul(shape, dtype, device):
+    x = rand(shape, dtype, device, 3.0)
+    d = shape[-1] // 2
+    xd = x.double()
+    check(myns.silu_and_mul(x), F.silu(xd[..., :d]) * xd[..., d:], dtype)
+
+
+@pytest.mark.parametrize("shape,dim", [((1, 8), -1), ((3, 5, 6), 1), ((7, 130), 0), ((2, 3, 1024), -1), ((0, 16), 1), ((), 0)], ids=str)
+def test_softmax(shape, dim, dtype, device):
+    x = rand(shape, dtype, device, 4.0)
+    out = myns.softmax(x, dim)
+    assert out.is_contiguous()
+    check(out, torch.softmax(x.double(), dim), dtype)
+
+
+def test_softmax_extremes(device):
+    inf = float("inf")
+    x = torch.tensor([[0.0, -inf, 1.0], [1e4, -1e4, 1e4], [-inf, -inf, -inf], [-3e38, 3e38, 0.0]], device=device)
+    out = myns.softmax(x, -1)
+    torch.testing.assert_close(out, torch.softmax(x, -1), equal_nan=True)
+    for dtype in [torch.float16, torch.bfloat16]:
+        xh = torch.tensor([[0.0, -inf, 1.0], [6e4 if dtype == torch.float16 else 1e38, 0.0, 1.0]], device=device, dtype=dtype)
+        torch.testing.assert_close(myns.softmax(xh, -1), torch.softmax(xh.float(), -1).to(dtype))
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (5,), (3, 7), (1000, 3)], ids=str)
+def test_scale(shape, dtype, device):
+    x = rand(shape, dtype, device)
+    check(myns.scale(x, -1.75), x.double() * -1.75, dtype)
+    y = x.clone()
+    assert myns.scale_(y, 0.5) is None
+    check(y, x.double() * 0.5, dtype)
+    z = torch.randn(6, 8, device=device, dtype=dtype).t()  # strided, in place
+    z0 = z.clone()
+    myns.scale_(z, 2.0)
+    torch.testing.assert_close(z, z0 * 2)
+
+
+# --- opcheck ----------------------------------------------------------------------
+
+def opcheck_cases(dtype, device):
+    g = dict(dtype=dtype, device=device)
+    x = torch.randn(3, 5, 8, **g)
+    w = torch.randn(8, **g)
+    yield torch.ops.myns.rms_norm.default, (x.requires_grad_(), w.requires_grad_(), 1e-6)
+    yield torch.ops.myns.rms_norm_backward.default, (torch.randn_like(x), x.detach(), w.detach(), 1e-6)
+    yield torch.ops.myns.fused_add_rms_norm.default, (torch.randn(3, 8, **g), torch.randn(3, 8, **g), w.detach(), 1e-6)
+    yield torch.ops.myns.silu_and_mul.default, (torch.randn(4, 10, **g).requires_grad_(),)
+    yield torch.ops.myns.silu_and_mul_backward.default, (torch.randn(4, 5, **g), torch.randn(4, 10, **g))
+    yield torch.ops.myns.softmax.default, (torch.randn(4, 7, **g).requires_grad_(), 0)
+    yield torch.ops.myns.softmax.default, (torch.randn(2, 3, 33, **g).requires_grad_(), -1)
+    y = torch.softmax(torch.randn(4, 7, **g), 1)
+    yield torch.ops.myns.softmax_backward.default, (torch.randn_like(y), y, 1)
+    yield torch.ops.myns.scale.default, (torch.randn(5, 3, **g).t().requires_grad_(), 1.5)
+    yield torch.ops.myns.scale_.default, (torch.randn(5, 3, **g), 1.5)
+
+
+@pytest.mark.parametrize("case", range(10))
+def test_opcheck(case, dtype, device):
+    op, args = list(opcheck_cases(dtype, device))[case]
+    opcheck(op, args)
+
+
+# --- gradients ----------------------------------------------------------------------
+
+def test_gradcheck(device):
+    o = dict(dtype=torch.float64, device=device, requires_grad=True)
+    x, w = torch.randn(3, 4, 6, **o), torch.randn(6, **o)
+    assert torch.autograd.gradcheck(lambda a, b: myns.rms_norm(a, b, 1e-5), (x, w))
+    assert torch.autograd.gradcheck(myns.silu_and_mul, (torch.randn(3, 8, **o),))
+    assert torch.autograd.gradcheck(lambda a: myns.softmax(a, 1), (x,))
+    assert torch.autograd.gradcheck(lambda a: myns.softmax(a, -1), (x,))
+    assert torch.autograd.gradcheck(lambda a: myns.scale(a, -2.5), (x,))
+    # strided inputs
+    xt = torch.randn(6, 5, **o).t()
+    assert torch.autograd.gradcheck(lambda a, b: myns.rms_norm(a, b, 1e-5), (xt, torch.randn(6, **o)))
+
+
+def test_gradients_match_torch(dtype, device):
+    x = torch.randn(4, 64, device=device, dtype=torch.float32)
+    w = torch.randn(64, device=device, dtype=torch.float32)
+    g = torch.randn(4, 64, device=device, dtype=torch.float32)
+    xa, wa = x.clone().requires_grad_(), w.clone().requires_grad_()
+    xb, wb = x.clone().requires_grad_(), w.clone().requires_grad_()
+    (myns.rms_norm(xa, wa, 1e-6) * g).sum().backward()
+    (F.rms_norm(xb, (64,), wb, 1e-6) * g).sum().backward()
+    torch.testing.assert_close(xa.grad, xb.grad, rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(wa.grad, wb.grad, rtol=1e-4, atol=1e-5)
+
+
+# --- torch.compile -------------------------------------------------------------------
+
+def block(x, residual, w, w_up):
+    myns.fused_add_rms_norm(x, residual, w, 1e-6)
+    h = myns.silu_and_mul(myns.matmul(x, w_up))
+    myns.scale_(h, 0.5)
+    return myns.softmax(myns.scale(h, 2.0), -1)
+
+
+@pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
+def test_compile_with_inplace_ops(dynamic, device):
+    torch._dynamo.reset()
+    w, w_up = torch.randn(16, device=device), torch.randn(16, 32, device=device)
+    explanation = torch._dynamo.explain(block)(torch.randn(4, 16, device=device), torch.randn(4, 16, device=device), w, w_up)
+    assert explanation.graph_break_count == 0
+    compiled = torch.compile(block, fullgraph=True, dynamic=dynamic)
+    for rows in [4, 9, 13]:
+        x, r = torch.randn(rows, 16, device=device), torch.randn(rows, 16, device=device)
+        xc, rc = x.clone(), r.clone()
+        out_e = block(x, r, w, w_up)
+        out_c = compiled(xc, rc, w, w_up)
+        torch.testing.assert_close(out_c, out_e)
+        torch.testing.assert_close(xc, x)  # in-place effects preserved
+        torch.testing.assert_close(rc, r)
+
+
+def test_compile_training(device):
+    torch._dynamo.reset()
+    w = torch.randn(32, device=device, requires_grad=True)
+
+    def loss_fn(x, w):
+        h = myns.rms_norm(x, w, 1e-6)
+        return myns.softmax(myns.silu_and_mul(h), -1).square().sum()
+
+    x = torch.randn(8, 32, device=device, requires_grad=True)
+    compiled = torch.compile(loss_fn, fullgraph=True, dynamic=True)
+    gx_c, gw_c = torch.autograd.grad(compiled(x, w), (x, w))
+    gx_e, gw_e = torch.autograd.grad(loss_fn(x, w), (x, w))
+    torch.testing.assert_close(gx_c, gx_e)
+    torch.testing.assert_close(gw_c, gw_e)
+
+
+# --- errors ----------------------------------------------------------------------------
+
+def err(fn, *args):
+    with pytest.raises(RuntimeError) as info:
+        fn(*args)
+    return str(info.value)
+
+
+def test_errors(device):
+    x = torch.randn(3, 5, device=device)
+    m = err(myns.rms_norm, x, torch.ones(4, device=device), 1e-6)
+    assert "myns::rms_norm" in m and "`weight`" in m
+    m = err(myns.rms_norm, x, torch.ones(5, 1, device=device), 1e-6)
+    assert "`weight`" in m and "1-D" in m
+    m = err(myns.rms_norm, x, torch.ones(5, device=device), -1e-6)
+    assert "`eps`" in m
+    m = err(myns.rms_norm, x, torch.ones(5, device=device), float("nan"))
+    assert "`eps`" in m
+    m = err(myns.rms_norm, x, torch.ones(5, device=device, dtype=torch.float64), 1e-6)
+    assert "`weight`" in m and "dtype" in m
+    m = err(myns.silu_and_mul, x)
+    assert "myns::silu_and_mul" in m and "`x`" in m and "even" in m
+    for dim in [2, -3, 100]:
+        m = err(myns.softmax, x, dim)
+        assert "myns::softmax" in m and "`dim`" in m
+    m = err(myns.fused_add_rms_norm, x, torch.randn(3, 4, device=device), torch.ones(5, device=device), 1e-6)
+    assert "myns::fused_add_rms_norm" in m and "`residual`" in m
+    m = err(myns.fused_add_rms_norm, x, x, torch.ones(5, device=device), 1e-6)
+    assert "`residual`" in m and "same memory" in m
+    m = err(myns.scale, torch.ones(3, dtype=torch.int32, device=device), 2.0)
+    assert "myns::scale" in m and "`x`" in m and "torch.int32" in m
+    m = err(myns.silu_and_mul_backward, torch.randn(3, 3, device=device), torch.randn(3, 8, device=device))
+    assert "`grad`" in m
+    # A leaf that requires grad can't be scaled in place (PyTorch's own rule).
+    err(myns.scale_, torch.ones(3, device=device, requires_grad=True), 2.0)
+    # Double backward through a backward op raises instead of returning a wrong gradient.
+    xg = torch.randn(3, 4, device=device, dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(myns.softmax(xg, -1)[:, 0].sum(), xg, create_graph=True)
+    err(lambda: g.sum().backward())
