@@ -94,7 +94,8 @@ pub fn dtype_display(raw: i8) -> String {
         _ => "",
     };
     if known.is_empty() {
-        format!("torch.{}", crate::bridge::ffi::dtype_name(raw))
+        // c10 names ("UInt16", "Float8_e4m3fn") lower-cased are torch's.
+        format!("torch.{}", crate::bridge::ffi::dtype_name(raw).to_lowercase())
     } else {
         known.to_string()
     }
@@ -234,6 +235,19 @@ impl<'a> TensorArg<'a> {
         }
         Ok(())
     }
+    /// Checks that an argument written in place has no overlapping elements
+    /// (such as an `expand()`ed view), before anything is written.
+    pub fn expect_writable(&self) -> Result<()> {
+        if let (Some(sizes), Some(strides)) = (self.sizes(), self.strides()) {
+            if sizes.iter().zip(strides).any(|(&n, &s)| n > 1 && s == 0) {
+                return Err(self.error(
+                    "has overlapping memory (e.g. an expand()ed view) and cannot be written in place; pass .clone() of it",
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Checks that `other` has the same dtype and device as `self`.
     pub fn expect_same_dtype_device(&self, other: &TensorArg) -> Result<()> {
         if other.arg.dtype != self.arg.dtype {

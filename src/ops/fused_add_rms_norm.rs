@@ -53,6 +53,8 @@ fn check<'a>(call: &Call<'a>) -> Result<(TensorArg<'a>, TensorArg<'a>, TensorArg
             return Err(r.error(format_args!("has shape {sr:?} but `x` has shape {sx:?}")));
         }
     }
+    x.expect_writable()?;
+    r.expect_writable()?;
     if x.data_ptr() != 0 && x.data_ptr() == r.data_ptr() && x.numel() > 0 {
         return Err(r.error("must not be the same memory as `x`"));
     }

@@ -70,7 +70,7 @@ fn meta(call: &Call) -> Result<Vec<Tensor>> {
 }
 
 fn meta_inplace(call: &Call) -> Result<Vec<Tensor>> {
-    check(call)?;
+    check(call)?.0.expect_writable()?;
     Ok(vec![])
 }
 
@@ -109,6 +109,7 @@ fn forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
 
 fn forward_inplace(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
     let (x, alpha) = check(call)?;
+    x.expect_writable()?;
     let cx = cpu::contiguous(&x)?;
     run(call, backend, &x, cx.ptr, cx.ptr, alpha)?;
     cx.write_back(&x)?;

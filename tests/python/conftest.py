@@ -28,3 +28,15 @@ def dtype(request):
 
 
 requires_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Prints how the bad-input matrix ended (cases tried per outcome)."""
+    import sys
+
+    mod = sys.modules.get("test_bad_inputs")
+    if mod is None or not mod.OUTCOMES:
+        return
+    total = sum(mod.OUTCOMES.values())
+    parts = ", ".join(f"{dev} {outcome}: {n}" for (dev, outcome), n in sorted(mod.OUTCOMES.items()))
+    terminalreporter.write_line(f"bad-input matrix: {total} cases tried ({parts})")

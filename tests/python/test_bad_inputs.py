@@ -1,0 +1,126 @@
+"""The bad-input matrix: every op x every argument x every kind of bad or odd
+input. Each case either computes the right answer (against a float64
+reference on the same inputs) or raises a RuntimeError that names the op;
+either way the process carries on and a valid call afterwards works. The run
+prints how many cases were tried and how they ended."""
+
+from __future__ import annotations
+
+import collections
+
+import pytest
+import torch
+
+import myns
+from conftest import DEVICES
+from op_cases import CASES, call, matches, reference
+
+OUTCOMES: collections.Counter = collections.Counter()
+
+
+def test_every_op_has_a_case():
+    missing = set(myns.op_names()) - set(CASES)
+    assert not missing, f"add these ops to tests/python/op_cases.py: {missing}"
+
+
+def other_device(device):
+    if device == "cuda" and torch.cuda.device_count() > 1:
+        return "cuda:1"
+    return "cpu" if device == "cuda" else "meta"
+
+
+def variants(arg: torch.Tensor, device: str):
+    """(label, replacement) pairs for one tensor argument."""
+    for dt in [torch.int32, torch.int64, torch.bool, torch.complex64, torch.float8_e4m3fn, torch.uint16]:
+        try:
+            yield f"dtype={dt}", arg.to(dt) if dt != torch.complex64 else torch.complex(arg.float(), arg.float())
+        except (RuntimeError, TypeError):
+            pass
+    other = torch.float64 if arg.dtype != torch.float64 else torch.float32
+    yield "mixed-dtype", arg.to(other)
+    yield "mixed-device", arg.to(other_device(device))
+    yield "rank+1", arg.unsqueeze(0)
+    if arg.dim() > 1:
+        yield "rank-1", arg.flatten()
+    if arg.dim() >= 1:
+        yield "shape-1", arg.narrow(-1, 0, max(arg.shape[-1] - 1, 0))
+        yield "zero-size", arg.narrow(0, 0, 0)
+    yield "0-d", arg.reshape(-1)[0].clone()
+    if arg.dim() >= 2:
+        yield "transposed", arg.transpose(-1, -2).contiguous().transpose(-1, -2)
+    if arg.dim() >= 1 and arg.numel():
+        yield "expanded", arg.narrow(0, 0, 1).expand_as(arg)
+        yield "strided", torch.stack([arg, arg], -1)[..., 0]
+        with_nan = arg.clone()
+        with_nan.view(-1)[0] = float("nan")
+        yield "nan", with_nan
+        with_inf = arg.clone()
+        with_inf.view(-1)[-1] = float("inf")
+        yield "inf", with_inf
+        big = arg * 1e15 if arg.dtype in (torch.float32, torch.float64) else arg * 1e4
+        yield "huge", big
+
+
+def scalar_variants(value):
+    if isinstance(value, float):
+        yield from [("neg", -1.0), ("zero", 0.0), ("nan", float("nan")), ("inf", float("inf")), ("tiny", 1e-300)]
+    elif isinstance(value, int):
+        yield from [("dim=99", 99), ("dim=-99", -99), ("dim=0", 0)]
+
+
+def cases(device):
+    for name, case in sorted(CASES.items()):
+        if name not in myns.op_names():
+            continue
+        base = case.args(torch.float32, device)
+        for i, a in enumerate(base):
+            vs = variants(a, device) if isinstance(a, torch.Tensor) else scalar_variants(a)
+            for label, v in vs:
+                yield pytest.param(name, i, label, v, id=f"{name}-arg{i}-{label}")
+
+
+def run_case(name, i, label, value, device):
+    torch.manual_seed(0)
+    args = list(CASES[name].args(torch.float32, device))
+    args[i] = value
+    try:
+        ref = reference(name, args)
+        ref_error = None
+    except Exception as e:  # the reference itself rejects these inputs
+        ref, ref_error = None, e
+    try:
+        out = call(name, args)
+    except RuntimeError as e:
+        msg = str(e)
+        assert "Exception raised from" not in msg, msg
+        # Our own checks name the op; PyTorch's in-place/aliasing rules name neither.
+        assert f"myns::{name}" in msg or "in-place" in msg or "memory location" in msg, msg
+        return "error"
+    if any(isinstance(o, torch.Tensor) and o.device.type == "meta" for o in out):
+        return "meta"  # a meta-only call: shapes, no values to compare
+    assert ref_error is None, f"computed a result where the reference fails ({ref_error})"
+    dtype = next(a.dtype for a in args if isinstance(a, torch.Tensor))
+    assert matches(out, ref, dtype), "wrong answer"
+    return "ok"
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_bad_input_matrix(device):
+    # One test per device that walks every case (thousands of tiny calls),
+    # so a failure lists every offending case at once.
+    failures = []
+    for p in cases(device):
+        name, i, label, value = p.values
+        try:
+            outcome = run_case(name, i, label, value, device)
+        except AssertionError as e:
+            failures.append(f"{p.id}: {e}")
+            outcome = "failed"
+        OUTCOMES[(device, outcome)] += 1
+        # The process is healthy: a valid call still works.
+        good = list(CASES[name].args(torch.float32, device))
+        expected = reference(name, good)
+        assert matches(call(name, good), expected, torch.float32), f"{p.id}: valid call failed afterwards"
+    assert not failures, "\n".join(failures[:50]) + f"\n({len(failures)} failures)"
+    torch.testing.assert_close(myns.add(torch.ones(2, device=device), torch.ones(2, device=device)), torch.full((2,), 2.0, device=device))
+
