@@ -14,24 +14,58 @@ __device__ void rms_norm_impl(const T* __restrict__ x, const T* __restrict__ w, 
                               int64_t rows, int64_t H, double eps) {
   using A = typename Acc<T>::type;
   using P = Pack<T, N>;
+  constexpr int C = myns::kCachedPacks;
   const int64_t hv = H / N;
+  const bool cached = hv <= (int64_t)C * blockDim.x;
   const P* wp = reinterpret_cast<const P*>(w);
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const P* xp = reinterpret_cast<const P*>(x + r * H);
     P* yp = reinterpret_cast<P*>(y + r * H);
     A ss = 0;
-    for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
-      const P p = xp[i];
+    P cache[C];
+    if (cached) {
+      // All loads first (independent, in flight together), then the math.
 #pragma unroll
-      for (int k = 0; k < N; ++k) { const A v = to_acc(p.v[k]); ss += v * v; }
+      for (int c = 0; c < C; ++c) {
+        const int64_t i = threadIdx.x + (int64_t)c * blockDim.x;
+        if (i < hv) cache[c] = xp[i];
+      }
+#pragma unroll
+      for (int c = 0; c < C; ++c) {
+        const int64_t i = threadIdx.x + (int64_t)c * blockDim.x;
+        if (i < hv) {
+#pragma unroll
+          for (int k = 0; k < N; ++k) { const A v = to_acc(cache[c].v[k]); ss += v * v; }
+        }
+      }
+    } else {
+      for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
+        const P p = xp[i];
+#pragma unroll
+        for (int k = 0; k < N; ++k) { const A v = to_acc(p.v[k]); ss += v * v; }
+      }
     }
     const A inv = rsqrt(myns::block_sum(ss) / A(H) + A(eps));
-    for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
-      const P p = xp[i], q = wp[i];
-      P o;
+    if (cached) {
 #pragma unroll
-      for (int k = 0; k < N; ++k) o.v[k] = from_acc<T>(to_acc(p.v[k]) * inv * to_acc(q.v[k]));
-      yp[i] = o;
+      for (int c = 0; c < C; ++c) {
+        const int64_t i = threadIdx.x + (int64_t)c * blockDim.x;
+        if (i < hv) {
+          const P q = wp[i];
+          P o;
+#pragma unroll
+          for (int k = 0; k < N; ++k) o.v[k] = from_acc<T>(to_acc(cache[c].v[k]) * inv * to_acc(q.v[k]));
+          yp[i] = o;
+        }
+      }
+    } else {
+      for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
+        const P p = xp[i], q = wp[i];
+        P o;
+#pragma unroll
+        for (int k = 0; k < N; ++k) o.v[k] = from_acc<T>(to_acc(p.v[k]) * inv * to_acc(q.v[k]));
+        yp[i] = o;
+      }
     }
   }
 }

@@ -37,6 +37,18 @@ __device__ __forceinline__ A block_sum(A v) {
   return sh[0];
 }
 
+// exp for the accumulation type: the fast hardware approximation in float
+// (relative error ~1e-7 in range, far below half/bfloat16 rounding and within
+// float32's), the exact one in double.
+__device__ __forceinline__ float fast_exp(float x) { return __expf(x); }
+__device__ __forceinline__ double fast_exp(double x) { return exp(x); }
+__device__ __forceinline__ float fast_rcp(float x) { return __frcp_rn(x); }
+__device__ __forceinline__ double fast_rcp(double x) { return 1.0 / x; }
+
+// Packs each thread keeps in registers between a row's two passes, so the
+// row is read from memory once (rows longer than this re-read from cache).
+constexpr int kCachedPacks = 4;
+
 // Online softmax state: running max m and sum s of exp(x - m).
 template <typename A>
 struct MaxSum {
@@ -47,9 +59,20 @@ template <typename A>
 __device__ __forceinline__ MaxSum<A> combine(MaxSum<A> a, MaxSum<A> b) {
   const A m = a.m > b.m ? a.m : b.m;
   // -inf maxima contribute nothing (and must not produce -inf - -inf = nan).
-  const A sa = a.m == -INFINITY ? A(0) : a.s * exp(a.m - m);
-  const A sb = b.m == -INFINITY ? A(0) : b.s * exp(b.m - m);
+  const A sa = a.m == -INFINITY ? A(0) : a.s * fast_exp(a.m - m);
+  const A sb = b.m == -INFINITY ? A(0) : b.s * fast_exp(b.m - m);
   return {m, sa + sb};
+}
+
+// Adds one element to a thread's running state (one exp per element).
+template <typename A>
+__device__ __forceinline__ void push(MaxSum<A>& st, A v) {
+  if (v > st.m) {
+    st.s = st.s * fast_exp(st.m - v) + A(1);  // st.m = -inf gives 0 * 0 + 1
+    st.m = v;
+  } else if (v != -INFINITY) {
+    st.s += fast_exp(v - st.m);  // NaN propagates
+  }
 }
 
 template <typename A>

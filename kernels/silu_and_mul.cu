@@ -1,6 +1,7 @@
 // SwiGLU: x = [a, b] on the last dimension (each d wide), out = silu(a) * b,
-// over contiguous [rows, 2d] -> [rows, d]. Grid x covers a row's packs, grid y
-// the rows (looped, since grid y is capped at 65535).
+// over contiguous [rows, 2d] -> [rows, d]. Threads x cover a row's packs,
+// threads y several rows (short rows still fill a block); grid y loops over
+// rows since it is capped at 65535.
 #include "rows.cuh"
 
 using myns::Acc;
@@ -9,7 +10,7 @@ using myns::Pack;
 using myns::to_acc;
 
 template <typename A>
-__device__ __forceinline__ A sigmoid(A v) { return A(1) / (A(1) + exp(-v)); }
+__device__ __forceinline__ A sigmoid(A v) { return myns::fast_rcp(A(1) + myns::fast_exp(-v)); }
 
 template <typename T, int N>
 __device__ void silu_and_mul_impl(const T* __restrict__ x, T* __restrict__ out, int64_t rows, int64_t d) {
@@ -18,7 +19,8 @@ __device__ void silu_and_mul_impl(const T* __restrict__ x, T* __restrict__ out, 
   const int64_t dv = d / N;
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= dv) return;
-  for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
+  const int64_t row_step = (int64_t)gridDim.y * blockDim.y;
+  for (int64_t r = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; r < rows; r += row_step) {
     const P a = reinterpret_cast<const P*>(x + r * 2 * d)[i];
     const P b = reinterpret_cast<const P*>(x + r * 2 * d + d)[i];
     P o;
@@ -40,7 +42,8 @@ __device__ void silu_and_mul_backward_impl(const T* __restrict__ g, const T* __r
   const int64_t dv = d / N;
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= dv) return;
-  for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
+  const int64_t row_step = (int64_t)gridDim.y * blockDim.y;
+  for (int64_t r = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; r < rows; r += row_step) {
     const P a = reinterpret_cast<const P*>(x + r * 2 * d)[i];
     const P b = reinterpret_cast<const P*>(x + r * 2 * d + d)[i];
     const P gg = reinterpret_cast<const P*>(g + r * d)[i];

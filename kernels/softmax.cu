@@ -14,24 +14,56 @@ template <typename T, int N>
 __device__ void softmax_impl(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t H) {
   using A = typename Acc<T>::type;
   using P = Pack<T, N>;
+  constexpr int C = myns::kCachedPacks;
   const int64_t hv = H / N;
+  const bool cached = hv <= (int64_t)C * blockDim.x;
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const P* xp = reinterpret_cast<const P*>(x + r * H);
     P* yp = reinterpret_cast<P*>(y + r * H);
     MaxSum<A> st{-INFINITY, A(0)};
-    for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
-      const P p = xp[i];
+    P cache[C];
+    if (cached) {
 #pragma unroll
-      for (int k = 0; k < N; ++k) st = myns::combine(st, MaxSum<A>{to_acc(p.v[k]), A(1)});
+      for (int c = 0; c < C; ++c) {
+        const int64_t i = threadIdx.x + (int64_t)c * blockDim.x;
+        if (i < hv) cache[c] = xp[i];
+      }
+#pragma unroll
+      for (int c = 0; c < C; ++c) {
+        const int64_t i = threadIdx.x + (int64_t)c * blockDim.x;
+        if (i < hv) {
+#pragma unroll
+          for (int k = 0; k < N; ++k) myns::push(st, to_acc(cache[c].v[k]));
+        }
+      }
+    } else {
+      for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
+        const P p = xp[i];
+#pragma unroll
+        for (int k = 0; k < N; ++k) myns::push(st, to_acc(p.v[k]));
+      }
     }
     st = myns::block_max_sum(st);
     const A inv = A(1) / st.s;
-    for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
-      const P p = xp[i];
-      P o;
+    if (cached) {
 #pragma unroll
-      for (int k = 0; k < N; ++k) o.v[k] = from_acc<T>(exp(to_acc(p.v[k]) - st.m) * inv);
-      yp[i] = o;
+      for (int c = 0; c < C; ++c) {
+        const int64_t i = threadIdx.x + (int64_t)c * blockDim.x;
+        if (i < hv) {
+          P o;
+#pragma unroll
+          for (int k = 0; k < N; ++k) o.v[k] = from_acc<T>(myns::fast_exp(to_acc(cache[c].v[k]) - st.m) * inv);
+          yp[i] = o;
+        }
+      }
+    } else {
+      for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
+        const P p = xp[i];
+        P o;
+#pragma unroll
+        for (int k = 0; k < N; ++k) o.v[k] = from_acc<T>(myns::fast_exp(to_acc(p.v[k]) - st.m) * inv);
+        yp[i] = o;
+      }
     }
   }
 }

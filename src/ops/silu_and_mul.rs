@@ -93,21 +93,23 @@ fn meta(call: &Call) -> Result<Vec<Tensor>> {
     Ok(vec![halved(&x)?])
 }
 
-/// Runs `kernels` over rows of `d` output columns: grid x covers a row, y the rows.
+/// Runs `kernels` over rows of `d` output columns.
 #[allow(clippy::too_many_arguments)]
 fn launch_rows(kernels: &RowKernels, call: &Call, x: &TensorArg, ptrs: &[usize], rows: i64, d: i64, stream: usize) -> Result<()> {
     let dtype = x.dtype()?;
     let vec = rowwise::can_vectorize(dtype, d, ptrs);
     let f = kernels.pick(dtype, vec).function(x.device_index() as usize)?;
     let units = if vec { d / rowwise::pack(dtype) } else { d };
-    let block: i64 = 256;
-    let grid_x = (units + block - 1) / block;
-    let grid_y = rows.min(65_535);
+    // 256 threads: x across a row's packs, y across rows when rows are short.
+    let bx = ((units + 31) / 32 * 32).min(256);
+    let by = 256 / bx;
+    let grid_x = (units + bx - 1) / bx;
+    let grid_y = ((rows + by - 1) / by).min(65_535);
     let ptrs: Vec<u64> = ptrs.iter().map(|&p| p as u64).collect();
     let mut params: Vec<*mut std::ffi::c_void> = ptrs.iter().map(cuda::arg).collect();
     params.push(cuda::arg(&rows));
     params.push(cuda::arg(&d));
-    cuda::launch(f, (grid_x as u32, grid_y as u32, 1), (block as u32, 1, 1), 0, stream, &mut params).map_err(|e| call.error(e))
+    cuda::launch(f, (grid_x as u32, grid_y as u32, 1), (bx as u32, by as u32, 1), 0, stream, &mut params).map_err(|e| call.error(e))
 }
 
 fn forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
