@@ -22,7 +22,8 @@ __device__ __forceinline__ A warp_sum(A v) {
 // Sum over the block, returned to every thread.
 template <typename A>
 __device__ __forceinline__ A block_sum(A v) {
-  __shared__ A sh[32];
+  // Slot 32 holds the result, so warp 0 never overwrites a slot it reads.
+  __shared__ A sh[33];
   const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
   v = warp_sum(v);
   __syncthreads();  // earlier readers of sh are done
@@ -31,10 +32,10 @@ __device__ __forceinline__ A block_sum(A v) {
   if (wid == 0) {
     v = lane < nw ? sh[lane] : A(0);
     v = warp_sum(v);
-    if (lane == 0) sh[0] = v;
+    if (lane == 0) sh[32] = v;
   }
   __syncthreads();
-  return sh[0];
+  return sh[32];
 }
 
 // exp for the accumulation type: the fast hardware approximation in float
@@ -77,7 +78,7 @@ __device__ __forceinline__ void push(MaxSum<A>& st, A v) {
 
 template <typename A>
 __device__ __forceinline__ MaxSum<A> block_max_sum(MaxSum<A> v) {
-  __shared__ MaxSum<A> sh[32];
+  __shared__ MaxSum<A> sh[33];
   const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) {
@@ -94,10 +95,10 @@ __device__ __forceinline__ MaxSum<A> block_max_sum(MaxSum<A> v) {
       MaxSum<A> other{__shfl_xor_sync(0xffffffffu, v.m, o), __shfl_xor_sync(0xffffffffu, v.s, o)};
       v = combine(v, other);
     }
-    if (lane == 0) sh[0] = v;
+    if (lane == 0) sh[32] = v;
   }
   __syncthreads();
-  return sh[0];
+  return sh[32];
 }
 
 }  // namespace myns

@@ -1,0 +1,49 @@
+"""A small CUDA workload touching every myns kernel (each dtype, vector and
+scalar paths, odd sizes, forward and backward) for compute-sanitizer:
+
+    compute-sanitizer --tool memcheck --error-exitcode 9 python3 tests/gpu/sanitize_workload.py
+
+Results are checked against the same ops on the CPU afterwards.
+"""
+
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python"))
+import myns  # noqa: E402
+from op_cases import CASES, call, matches  # noqa: E402
+
+assert torch.cuda.is_available()
+torch.manual_seed(0)
+checked = 0
+for name in sorted(myns.op_names()):
+    for dtype in [torch.float32, torch.float64, torch.float16, torch.bfloat16]:
+        args = CASES[name].args(dtype, "cuda")
+        cpu_args = [a.cpu() if isinstance(a, torch.Tensor) else a for a in args]
+        out = call(name, list(args))
+        expected = call(name, cpu_args)
+        assert matches(out, expected, dtype), f"{name} {dtype}"
+        checked += 1
+
+# Odd sizes (scalar paths, edge tiles) and a misaligned view (scalar path).
+for dtype in [torch.float32, torch.bfloat16]:
+    x = torch.randn(5, 67, device="cuda", dtype=dtype)
+    w = torch.randn(67, device="cuda", dtype=dtype)
+    outs = [myns.rms_norm(x, w, 1e-6), myns.softmax(x, -1), myns.scale(x, 2.0), myns.silu_and_mul(x[:, :66])]
+    outs.append(myns.matmul(x, x.t()))
+    outs.append(myns.matmul(torch.randn(130, 257, device="cuda", dtype=dtype), torch.randn(257, 129, device="cuda", dtype=dtype)))
+    xo = torch.randn(1, 4 * 64 + 1, device="cuda", dtype=dtype)[:, 1:]  # offset by one element
+    outs += [myns.rms_norm(xo, torch.randn(256, device="cuda", dtype=dtype), 1e-6), myns.softmax(xo, -1)]
+    xr = x.clone().requires_grad_()
+    wr = w.clone().requires_grad_()
+    (myns.rms_norm(xr, wr, 1e-6).sum() + myns.softmax(xr, 0).square().sum() + myns.silu_and_mul(xr[:, :66]).sum()).backward()
+    r = torch.randn_like(x)
+    myns.fused_add_rms_norm(x, r, w, 1e-6)
+    torch.cuda.synchronize()
+    checked += len(outs)
+if "bmm" in myns.op_names():
+    myns.bmm(torch.randn(3, 33, 17, device="cuda"), torch.randn(3, 17, 9, device="cuda"))
+torch.cuda.synchronize()
+print(f"sanitize workload ok: {checked} op calls checked")
