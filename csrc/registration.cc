@@ -2,7 +2,9 @@
 // PyTorch dispatcher: schemas, boxed CPU/CUDA/Meta kernels and an Autograd
 // kernel. Nothing here is specific to one op; adding an op needs no C++.
 
+#include <ATen/EmptyTensor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/cuda/EmptyTensor.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <torch/csrc/autograd/autograd_not_implemented_fallback.h>
@@ -222,11 +224,34 @@ struct RustFunction : public torch::autograd::Function<RustFunction> {
   }
 };
 
+// Whether a call must go through RustFunction: grad mode is on and some
+// tensor input requires grad, or some input carries a forward-mode tangent
+// (which RustFunction rejects, as before).
+bool needs_autograd(const torch::jit::Stack& stack, size_t n) {
+  const bool grad_mode = c10::GradMode::is_enabled();
+  for (auto it = stack.end() - n; it != stack.end(); ++it) {
+    if (!it->isTensor()) continue;
+    const at::Tensor& t = it->toTensor();
+    if (!t.defined()) continue;
+    if (grad_mode && t.requires_grad()) return true;
+    if (t._fw_grad(/*level=*/0).defined()) return true;
+  }
+  return false;
+}
+
 struct RustAutogradKernel final : c10::OperatorKernel {
   explicit RustAutogradKernel(size_t op) : op_(op) {}
 
-  void operator()(const c10::OperatorHandle& h, c10::DispatchKeySet, torch::jit::Stack* stack) {
+  void operator()(const c10::OperatorHandle& h, c10::DispatchKeySet ks, torch::jit::Stack* stack) {
     const size_t n = h.schema().arguments().size();
+    if (!needs_autograd(*stack, n)) {
+      // Nothing to record: run the kernel below autograd on the same stack
+      // (as aten's VariableType kernels do), with no Node, saved state or
+      // copies of the arguments.
+      at::AutoDispatchBelowADInplaceOrView guard;
+      h.redispatchBoxed(ks & c10::after_autograd_keyset, stack);
+      return;
+    }
     torch::jit::Stack args(stack->end() - n, stack->end());
     torch::jit::drop(*stack, n);
     std::vector<at::Tensor> tensors;
@@ -277,6 +302,15 @@ size_t call_op(size_t handle, rust::Slice<const Arg> args, rust::Slice<size_t> o
 
 rust::String dtype_name(int8_t dtype) {
   return rust::String(c10::toString(static_cast<c10::ScalarType>(dtype)));
+}
+
+size_t new_empty(rust::Slice<const int64_t> sizes, int8_t dtype, int16_t cuda_device) {
+  const c10::IntArrayRef size(sizes.data(), sizes.size());
+  const auto st = static_cast<c10::ScalarType>(dtype);
+  at::Tensor t = cuda_device < 0
+      ? at::Tensor(at::detail::empty_cpu(size, st, /*pin_memory=*/false, std::nullopt))
+      : at::Tensor(at::detail::empty_cuda(size, st, c10::Device(c10::kCUDA, cuda_device), std::nullopt));
+  return reinterpret_cast<size_t>(new at::Tensor(std::move(t)));
 }
 
 }  // namespace myns

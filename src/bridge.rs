@@ -91,6 +91,11 @@ pub(crate) mod ffi {
         fn call_op(handle: usize, args: &[Arg], outs: &mut [usize]) -> Result<usize>;
         /// PyTorch's name for a c10::ScalarType, for error messages.
         fn dtype_name(dtype: i8) -> String;
+        /// A new contiguous tensor (an owned `at::Tensor*`) of c10 ScalarType
+        /// `dtype` on the CPU (`cuda_device` < 0) or on CUDA device
+        /// `cuda_device`, allocated as aten's own kernels allocate outputs
+        /// (`at::detail::empty_cpu` / `empty_cuda`: no dispatcher round trip).
+        fn new_empty(sizes: &[i64], dtype: i8, cuda_device: i16) -> Result<usize>;
     }
 }
 

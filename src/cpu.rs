@@ -97,9 +97,17 @@ impl Contiguous {
 }
 
 /// A new contiguous tensor of `sizes`, dtype and device as `like`, allocated
-/// by PyTorch (the caching allocator on CUDA, so CUDA graphs can capture it).
+/// by PyTorch (the caching allocator on CUDA, so CUDA graphs can capture it)
+/// the way aten's own kernels allocate outputs, with no dispatcher call.
 pub fn empty(sizes: &[i64], dtype: DType, like: &TensorArg) -> Result<Tensor> {
-    Tensor::f_empty(sizes, (dtype.kind(), like.tch_device()?)).map_err(|e| like.error(format_args!("output allocation failed: {e}")))
+    let cuda_device = match like.tch_device()? {
+        tch::Device::Cuda(i) => i as i16,
+        _ => -1,
+    };
+    let p = crate::bridge::ffi::new_empty(sizes, dtype.raw(), cuda_device)
+        .map_err(|e| like.error(format_args!("output allocation failed: {e}")))?;
+    // SAFETY: a new `at::Tensor*` that we own from here on.
+    Ok(unsafe { Tensor::from_ptr(p as *mut torch_sys::C_tensor) })
 }
 
 /// Borrows `n` elements of T at `ptr` (a contiguous buffer of a live tensor).

@@ -66,6 +66,15 @@ impl DType {
             _ => return None,
         })
     }
+    /// The c10 ScalarType number.
+    pub fn raw(self) -> i8 {
+        match self {
+            DType::F16 => 5,
+            DType::F32 => 6,
+            DType::F64 => 7,
+            DType::BF16 => 15,
+        }
+    }
     pub fn kind(self) -> tch::Kind {
         match self {
             DType::F16 => tch::Kind::Half,

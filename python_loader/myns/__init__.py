@@ -60,12 +60,15 @@ def _annotation(type_str: str):
 
 
 def _wrapper(name: str, doc: str) -> Callable:
+    """``myns.<name>``: the op's ``torch.ops.myns.<name>.default`` overload
+    behind a one-off subclass of its class whose ``__call__`` is the
+    overload's own C++ entry point, so a call runs no Python frame (the plain
+    overload's ``__call__`` is a Python method, and a wrapper function would
+    add another). Being an ``OpOverload``, torch.compile, FX and opcheck
+    treat it as the op; other attributes are the overload's. It carries the
+    op's documentation and a signature built from its schema."""
     overload = getattr(torch.ops.myns, name).default
     schema = overload._schema
-
-    def op(*args, **kwargs):
-        return overload(*args, **kwargs)
-
     params = [
         inspect.Parameter(
             a.name,
@@ -77,6 +80,16 @@ def _wrapper(name: str, doc: str) -> Callable:
     ]
     returns = [str(r.type) for r in schema.returns]
     ret = torch.Tensor if returns == ["Tensor"] else (None if not returns else tuple)
+
+    def __getattr__(self, attr):  # only for attributes the instance lacks
+        return getattr(overload, attr)
+
+    cls = type(
+        name,
+        (type(overload),),
+        {"__call__": staticmethod(overload._op), "__getattr__": __getattr__, "__module__": __name__},
+    )
+    op = object.__new__(cls)  # no __init__: every other attribute comes from `overload`
     op.__name__ = op.__qualname__ = name
     op.__module__ = __name__
     op.__doc__ = f"{doc}\n\nSchema: ``{schema}``"
