@@ -15,7 +15,14 @@ apt_install() {
 }
 
 need g++ || apt_install g++
+need cc || apt_install gcc
 need make || apt_install make
+# libclang for bindgen (tests/c_abi_header.rs reads include/myns.h with it).
+has_libclang() {
+  [ -n "${LIBCLANG_PATH:-}" ] && return 0
+  { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -E 'libclang(-[0-9.]+)?\.so' >/dev/null
+}
+has_libclang || apt_install libclang-dev
 if ! need cargo; then
   echo "setup: cargo not found; install Rust from https://rustup.rs (myns needs Rust 1.80+)" >&2
   exit 1

@@ -118,10 +118,10 @@ pub unsafe fn slice<'a, T>(ptr: usize, n: usize) -> &'a [T] {
     if n == 0 { &[] } else { std::slice::from_raw_parts(ptr as *const T, n) }
 }
 
-/// Mutable version of [`slice`].
+/// Mutable version of [`slice()`].
 ///
 /// # Safety
-/// As for [`slice`], and nothing else may access the buffer meanwhile.
+/// As for [`slice()`], and nothing else may access the buffer meanwhile.
 pub unsafe fn slice_mut<'a, T>(ptr: usize, n: usize) -> &'a mut [T] {
     if n == 0 { &mut [] } else { std::slice::from_raw_parts_mut(ptr as *mut T, n) }
 }
