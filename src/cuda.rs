@@ -7,6 +7,7 @@
 use anyhow::{anyhow, bail, Result};
 use cudarc::driver::{result, sys, CudaContext, CudaFunction, CudaModule};
 use std::ffi::c_void;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Devices we keep state for; more than any current host has.
@@ -20,13 +21,62 @@ static INIT: Mutex<()> = Mutex::new(());
 pub struct Module {
     pub name: &'static str,
     image: &'static [u8],
+    /// `Some("sm_90a")` for a file built only for that architecture (first
+    /// line `// myns-arch: sm_90a`); `None` for the portable build.
+    pub arch: Option<&'static str>,
     loaded: [OnceLock<Arc<CudaModule>>; MAX_DEVICES],
 }
 
 impl Module {
     pub const fn new(name: &'static str, image: &'static [u8]) -> Self {
-        Module { name, image, loaded: [const { OnceLock::new() }; MAX_DEVICES] }
+        Module { name, image, arch: None, loaded: [const { OnceLock::new() }; MAX_DEVICES] }
     }
+
+    /// A module whose fatbin holds code for `arch` alone (e.g. `"sm_90a"`).
+    pub const fn with_arch(name: &'static str, image: &'static [u8], arch: &'static str) -> Self {
+        Module { name, image, arch: Some(arch), loaded: [const { OnceLock::new() }; MAX_DEVICES] }
+    }
+
+    /// Whether this module's code runs on `device`: portable modules always;
+    /// `sm_XYa` modules only on compute capability X.Y exactly (arch-specific
+    /// features such as wgmma do not carry forward); `sm_XY` on X.Y or newer.
+    pub fn supports(&self, device: usize) -> Result<bool> {
+        let Some(arch) = self.arch else { return Ok(true) };
+        let digits: String = arch.trim_start_matches("sm_").chars().take_while(char::is_ascii_digit).collect();
+        let want: i32 = digits.parse().map_err(|_| anyhow!("myns: bad arch `{arch}` for module `{}`", self.name))?;
+        let have = device_info(device)?.cc;
+        let have = have.0 * 10 + have.1;
+        Ok(if arch.ends_with('a') { have == want } else { have >= want })
+    }
+}
+
+/// What kernels choose tiles and variants by.
+#[derive(Clone, Copy, Debug)]
+pub struct DeviceInfo {
+    /// Compute capability (major, minor).
+    pub cc: (i32, i32),
+    pub sms: i32,
+    /// Largest dynamic shared memory a block may opt into, in bytes.
+    pub max_smem: i32,
+}
+
+static INFO: [OnceLock<DeviceInfo>; MAX_DEVICES] = [const { OnceLock::new() }; MAX_DEVICES];
+
+/// Compute capability, multiprocessor count and shared-memory limit of
+/// `device`, queried once.
+pub fn device_info(device: usize) -> Result<DeviceInfo> {
+    if let Some(i) = INFO.get(device).and_then(OnceLock::get) {
+        return Ok(*i);
+    }
+    let ctx = context(device)?;
+    use sys::CUdevice_attribute::*;
+    let get = |a| ctx.attribute(a).map_err(|e| anyhow!("myns: querying cuda:{device} failed: {e}"));
+    let info = DeviceInfo {
+        cc: (get(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?, get(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?),
+        sms: get(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+        max_smem: get(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
+    };
+    Ok(*INFO[device].get_or_init(|| info))
 }
 
 /// One kernel entry point, resolved once per device.
@@ -34,11 +84,39 @@ pub struct Kernel {
     module: &'static Module,
     name: &'static str,
     funcs: [OnceLock<CudaFunction>; MAX_DEVICES],
+    /// Dynamic shared memory this function has been allowed, per device.
+    smem_limit: [AtomicU32; MAX_DEVICES],
 }
 
 impl Kernel {
     pub const fn new(module: &'static Module, name: &'static str) -> Self {
-        Kernel { module, name, funcs: [const { OnceLock::new() }; MAX_DEVICES] }
+        Kernel {
+            module,
+            name,
+            funcs: [const { OnceLock::new() }; MAX_DEVICES],
+            smem_limit: [const { AtomicU32::new(48 * 1024) }; MAX_DEVICES],
+        }
+    }
+
+    /// `function`, for a launch with `smem` bytes of dynamic shared memory:
+    /// above 48 KB the function must first be allowed that much
+    /// (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES), done once per device.
+    #[inline]
+    pub fn function_smem(&self, device: usize, smem: u32) -> Result<sys::CUfunction> {
+        let f = self.function(device)?;
+        if smem > self.smem_limit[device].load(Ordering::Relaxed) {
+            // SAFETY: `f` is a loaded function of the current context.
+            unsafe {
+                result::function::set_function_attribute(
+                    f,
+                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    smem as i32,
+                )
+            }
+            .map_err(|e| anyhow!("myns: allowing kernel `{}` {smem} bytes of shared memory failed: {e}", self.name))?;
+            self.smem_limit[device].fetch_max(smem, Ordering::Relaxed);
+        }
+        Ok(f)
     }
 
     /// The raw function handle for `device`, loading on first use, with the
@@ -64,6 +142,13 @@ impl Kernel {
         let module = match self.module.loaded[device].get() {
             Some(m) => m.clone(),
             None => {
+                if !self.module.supports(device)? {
+                    bail!(
+                        "myns: CUDA module `{}` is built for {} only, which cuda:{device} is not",
+                        self.module.name,
+                        self.module.arch.unwrap_or("?")
+                    );
+                }
                 let ctx = context(device)?;
                 let m = ctx
                     .load_module(cudarc::nvrtc::Ptx::from_binary(self.module.image.to_vec()))
