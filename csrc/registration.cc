@@ -2,6 +2,7 @@
 // PyTorch dispatcher: schemas, boxed CPU/CUDA/Meta kernels and an Autograd
 // kernel. Nothing here is specific to one op; adding an op needs no C++.
 
+#include <ATen/Context.h>
 #include <ATen/EmptyTensor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/cuda/EmptyTensor.h>
@@ -312,6 +313,8 @@ size_t new_empty(rust::Slice<const int64_t> sizes, int8_t dtype, int16_t cuda_de
       : at::Tensor(at::detail::empty_cuda(size, st, c10::Device(c10::kCUDA, cuda_device), std::nullopt));
   return reinterpret_cast<size_t>(new at::Tensor(std::move(t)));
 }
+
+bool allow_tf32_matmul() { return at::globalContext().allowTF32CuBLAS(); }
 
 }  // namespace myns
 

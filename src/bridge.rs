@@ -96,6 +96,10 @@ pub(crate) mod ffi {
         /// `cuda_device`, allocated as aten's own kernels allocate outputs
         /// (`at::detail::empty_cpu` / `empty_cuda`: no dispatcher round trip).
         fn new_empty(sizes: &[i64], dtype: i8, cuda_device: i16) -> Result<usize>;
+        /// Whether float32 matrix products may use TF32 tensor cores, as
+        /// `torch.backends.cuda.matmul.allow_tf32` (or
+        /// `torch.set_float32_matmul_precision`) says right now.
+        fn allow_tf32_matmul() -> bool;
     }
 }
 

@@ -1,19 +1,43 @@
 //! `myns::matmul(Tensor a, Tensor b) -> Tensor`: `[M, K] @ [K, N] -> [M, N]`.
 //! Inputs may have any strides (transposed views need no copy).
+//!
+//! Also the GEMM engine `myns::bmm` shares: [`Problem`] describes a batched,
+//! strided product and [`gemm`] runs it on the CPU or picks a CUDA kernel:
+//! - float16/bfloat16: tensor cores: the mma.sync kernels (kernels/matmul_tc.cu),
+//!   or on compute capability 9.0 the wgmma + TMA kernel
+//!   (kernels/matmul_sm90a.cu, built for sm_90a only) for large problems;
+//! - float32: TF32 tensor cores (mma.sync m16n8k8) when PyTorch's
+//!   `torch.backends.cuda.matmul.allow_tf32` is on at call time, else a
+//!   register-blocked CUDA-core kernel (kernels/matmul_simt.cu);
+//! - float64, and operands that are neither K- nor MN-contiguous with
+//!   16-byte-aligned rows: the generic strided kernel (kernels/matmul.cu).
+//!
+//! Tiles are chosen by shape; problems with too few tiles to fill the GPU
+//! split K across blocks (float32 partials, then a reduction kernel), and
+//! skinny ones (M <= 16, or N <= 16 by computing the transposed product) use a
+//! 16-row tile. `MYNS_MATMUL_KERNEL` in the environment forces a choice for
+//! testing and tuning: `generic`, a tile name (`256`, `128`, `64`, `16`, `wg`),
+//! optionally with a split count (`64/4`), `auto+wg` (the automatic choice
+//! including the Hopper kernel, which it leaves out by default for now: see
+//! `WGMMA_BY_DEFAULT`) or `nowg` (without it).
 
 use crate::bridge::DeviceKind;
 use crate::cpu::Elem;
-use crate::registry::{dispatch1, BackwardCtx, Backend, Call, OpSpec, TensorArg, Value};
-use crate::{cpu, cuda};
-use anyhow::Result;
+use crate::cuda::{self, Kernel};
+use crate::registry::{dispatch1, BackwardCtx, Backend, Call, DType, OpSpec, TensorArg, Value};
+use crate::{cpu, kernels};
+use anyhow::{bail, Result};
 use std::sync::OnceLock;
 use tch::Tensor;
+
+mod sm90;
 
 pub static SPEC: OpSpec = OpSpec {
     name: "matmul",
     schema: "matmul(Tensor a, Tensor b) -> Tensor",
     doc: "Matrix product `a @ b` of a 2-D `[M, K]` tensor and a 2-D `[K, N]` tensor with the same \
-          dtype (float32, float64, float16 or bfloat16) and device. Half types accumulate in float32. \
+          dtype (float32, float64, float16 or bfloat16) and device. Half types accumulate in float32; \
+          on CUDA, float32 uses TF32 tensor cores when `torch.backends.cuda.matmul.allow_tf32` is on. \
           Inputs may be strided (e.g. transposed views). Returns a new contiguous `[M, N]` tensor.",
     forward,
     meta,
@@ -34,9 +58,6 @@ pub static SPEC: OpSpec = OpSpec {
 pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     dispatch1(&SPEC, &[Value::Tensor(a), Value::Tensor(b)])
 }
-
-static KERNELS: cuda::DTypeKernels = crate::dtype_kernels!(crate::kernels::MATMUL, "matmul");
-const TILE: i64 = 16;
 
 fn check<'a>(call: &Call<'a>) -> Result<(TensorArg<'a>, TensorArg<'a>)> {
     let (a, b) = (call.tensor(0)?, call.tensor(1)?);
@@ -67,76 +88,460 @@ fn forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
     let (sa, sb) = (a.sizes_real()?, b.sizes_real()?);
     let (m, k, n) = (sa[0], sa[1], sb[1]);
     let out = cpu::empty(&[m, n], dtype, &a)?;
-    if m == 0 || n == 0 {
-        return Ok(vec![out]);
-    }
     let (ta, tb) = (a.strides().unwrap_or(&[0, 0]), b.strides().unwrap_or(&[0, 0]));
-    let p = Problem { a: a.data_ptr(), b: b.data_ptr(), out: out.data_ptr() as usize, m, n, k, sa: [ta[0], ta[1]], sb: [tb[0], tb[1]] };
-    match backend {
-        Backend::Cpu if a.device() == DeviceKind::Cpu => crate::with_elem!(dtype, T => matmul_cpu::<T>(&p)),
-        Backend::Cuda { stream } if a.device() == DeviceKind::Cuda => {
-            let f = KERNELS.get(dtype).function(a.device_index() as usize)?;
-            let (pa, pb, po) = (p.a as u64, p.b as u64, p.out as u64);
-            let mut params = [
-                cuda::arg(&pa), cuda::arg(&pb), cuda::arg(&po),
-                cuda::arg(&p.m), cuda::arg(&p.n), cuda::arg(&p.k),
-                cuda::arg(&p.sa[0]), cuda::arg(&p.sa[1]), cuda::arg(&p.sb[0]), cuda::arg(&p.sb[1]),
-            ];
-            let grid_x = (n + TILE - 1) / TILE;
-            if grid_x > i32::MAX as i64 {
-                return Err(b.error(format_args!("has too many columns ({n}) for one launch")));
-            }
-            let grid_y = ((m + TILE - 1) / TILE).min(65_535);
-            cuda::launch(f, (grid_x as u32, grid_y as u32, 1), (TILE as u32, TILE as u32, 1), 0, stream, &mut params)
-                .map_err(|e| call.error(e))?;
-        }
-        _ => return Err(a.error(format_args!("is on {}, which myns does not support", a.device_string()))),
-    }
+    let p = Problem {
+        a: a.data_ptr(),
+        b: b.data_ptr(),
+        out: out.data_ptr() as usize,
+        batch: 1,
+        m,
+        n,
+        k,
+        sa: [0, ta[0], ta[1]],
+        sb: [0, tb[0], tb[1]],
+    };
+    gemm(call, &a, dtype, backend, &p)?;
     Ok(vec![out])
-}
-
-/// A matmul with element strides for a and b; out is contiguous.
-struct Problem {
-    a: usize,
-    b: usize,
-    out: usize,
-    m: i64,
-    n: i64,
-    k: i64,
-    sa: [i64; 2],
-    sb: [i64; 2],
-}
-
-fn matmul_cpu<T: Elem>(p: &Problem) {
-    let (m, n, k) = (p.m as usize, p.n as usize, p.k as usize);
-    let (a, b) = (p.a as *const T, p.b as *const T);
-    // SAFETY: out is a fresh contiguous [m, n] tensor.
-    let out = unsafe { std::slice::from_raw_parts_mut(p.out as *mut T, m * n) };
-    let mut acc = vec![T::Acc::default(); n];
-    for i in 0..m as isize {
-        acc.iter_mut().for_each(|x| *x = T::Acc::default());
-        for kk in 0..k as isize {
-            // SAFETY: every index below is within the strided views the
-            // dispatcher handed us ([m, k] for a, [k, n] for b).
-            let aik = unsafe { *a.offset(i * p.sa[0] as isize + kk * p.sa[1] as isize) }.to_acc();
-            let brow = unsafe { b.offset(kk * p.sb[0] as isize) };
-            for (j, x) in acc.iter_mut().enumerate() {
-                let bkj = unsafe { *brow.offset(j as isize * p.sb[1] as isize) }.to_acc();
-                *x = *x + aik * bkj;
-            }
-        }
-        for (o, &x) in out[i as usize * n..(i as usize + 1) * n].iter_mut().zip(&acc) {
-            *o = T::from_acc(x);
-        }
-    }
 }
 
 fn backward(ctx: &BackwardCtx) -> Result<Vec<Option<Tensor>>> {
     let Some(g) = ctx.grad(0) else { return Ok(vec![None, None]) };
     let (a, b) = (ctx.input(0)?, ctx.input(1)?);
     // d(a @ b)/da = g @ b^T, d/db = a^T @ g: myns::matmul again, so the
-    // backward stays a dispatcher op (and is itself differentiable).
+    // backward stays a dispatcher op (and is itself differentiable). The
+    // transposes are views; the kernels read them in place.
     let ga = if ctx.needs_grad(0) { Some(matmul(&g, &b.f_tr()?)?) } else { None };
     let gb = if ctx.needs_grad(1) { Some(matmul(&a.f_tr()?, &g)?) } else { None };
     Ok(vec![ga, gb])
 }
+
+// ---- the shared GEMM engine ---------------------------------------------------
+
+/// `out[b] = a[b] @ b[b]` for `b` in `0..batch`: `a[b]` is `[m, k]`, `b[b]` is
+/// `[k, n]`, with element strides `sa = [batch, m, k]`, `sb = [batch, k, n]`;
+/// `out` is a fresh contiguous `[batch, m, n]`. Addresses of the first elements.
+pub(crate) struct Problem {
+    pub a: usize,
+    pub b: usize,
+    pub out: usize,
+    pub batch: i64,
+    pub m: i64,
+    pub n: i64,
+    pub k: i64,
+    pub sa: [i64; 3],
+    pub sb: [i64; 3],
+}
+
+/// Runs `p` on `backend` (`a`: the first operand, for its device and errors).
+pub(crate) fn gemm(call: &Call, a: &TensorArg, dtype: DType, backend: Backend, p: &Problem) -> Result<()> {
+    if p.m == 0 || p.n == 0 || p.batch == 0 {
+        return Ok(());
+    }
+    match backend {
+        Backend::Cpu if a.device() == DeviceKind::Cpu => {
+            crate::with_elem!(dtype, T => gemm_cpu::<T>(p));
+            Ok(())
+        }
+        Backend::Cuda { stream } if a.device() == DeviceKind::Cuda => {
+            gemm_cuda(p, dtype, a, stream).map_err(|e| call.error(e))
+        }
+        _ => Err(a.error(format_args!("is on {}, which myns does not support", a.device_string()))),
+    }
+}
+
+fn gemm_cpu<T: Elem>(p: &Problem) {
+    let (m, n, k) = (p.m as usize, p.n as usize, p.k as usize);
+    let mut acc = vec![T::Acc::default(); n];
+    for bz in 0..p.batch as isize {
+        // SAFETY: the dispatcher handed us strided views of these shapes, and
+        // out is a fresh contiguous [batch, m, n] tensor.
+        let a = unsafe { (p.a as *const T).offset(bz * p.sa[0] as isize) };
+        let b = unsafe { (p.b as *const T).offset(bz * p.sb[0] as isize) };
+        let out = unsafe { std::slice::from_raw_parts_mut((p.out as *mut T).add(bz as usize * m * n), m * n) };
+        for i in 0..m as isize {
+            acc.iter_mut().for_each(|x| *x = T::Acc::default());
+            for kk in 0..k as isize {
+                // SAFETY: every index is within the strided views ([m, k] for a, [k, n] for b).
+                let aik = unsafe { *a.offset(i * p.sa[1] as isize + kk * p.sa[2] as isize) }.to_acc();
+                let brow = unsafe { b.offset(kk * p.sb[1] as isize) };
+                for (j, x) in acc.iter_mut().enumerate() {
+                    let bkj = unsafe { *brow.offset(j as isize * p.sb[2] as isize) }.to_acc();
+                    *x = *x + aik * bkj;
+                }
+            }
+            for (o, &x) in out[i as usize * n..(i as usize + 1) * n].iter_mut().zip(&acc) {
+                *o = T::from_acc(x);
+            }
+        }
+    }
+}
+
+/// Launch parameters; mirrors `myns::GemmParams` in kernels/matmul_common.cuh
+/// field for field (all 8 bytes wide).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct GemmParams {
+    a: u64,
+    b: u64,
+    c: u64,
+    ws: u64,
+    m: i64,
+    n: i64,
+    k: i64,
+    sam: i64,
+    sak: i64,
+    sbk: i64,
+    sbn: i64,
+    scm: i64,
+    scn: i64,
+    sab: i64,
+    sbb: i64,
+    scb: i64,
+    batch: i64,
+    splits: i64,
+    k_chunk: i64,
+}
+
+/// A block tile of the fast kernels; the numbers must match the kernel
+/// instantiations (they size the dynamic shared memory).
+#[derive(Clone, Copy, Debug)]
+struct Tile {
+    name: &'static str,
+    bm: i64,
+    bn: i64,
+    bk: i64,
+    stages: i64,
+    threads: u32,
+    /// Blocks of this tile one SM runs at once (its __launch_bounds__ minimum).
+    per_sm: i64,
+    /// Relative throughput of one SM on this tile (big tiles reuse more).
+    eff: f64,
+}
+
+const fn tile(name: &'static str, bm: i64, bn: i64, bk: i64, stages: i64, threads: u32, per_sm: i64, eff: f64) -> Tile {
+    Tile { name, bm, bn, bk, stages, threads, per_sm, eff }
+}
+
+/// kernels/matmul_tc.cu `MYNS_TC_HALF`.
+const HALF_TILES: [Tile; 4] = [
+    tile("256", 128, 256, 32, 3, 256, 1, 1.0),
+    tile("128", 128, 128, 32, 4, 128, 2, 0.9),
+    tile("64", 64, 64, 32, 4, 128, 3, 0.55),
+    tile("16", 16, 128, 64, 4, 128, 2, 0.2),
+];
+/// kernels/matmul_tc.cu `MYNS_TC(tf32, ...)`.
+const TF32_TILES: [Tile; 4] = [
+    tile("256", 128, 256, 16, 3, 256, 1, 1.0),
+    tile("128", 128, 128, 16, 4, 128, 2, 0.9),
+    tile("64", 64, 64, 16, 4, 128, 3, 0.55),
+    tile("16", 16, 128, 32, 4, 128, 2, 0.2),
+];
+/// kernels/matmul_simt.cu `MYNS_SIMT` (stages: the double buffer).
+const SIMT_TILES: [Tile; 2] = [tile("128", 128, 128, 8, 2, 256, 1, 1.0), tile("16", 16, 128, 32, 2, 128, 3, 0.3)];
+
+/// Dynamic shared memory of a tensor-core tile (matmul_tc.cu `TcTile`).
+fn tc_smem(t: &Tile, elem: i64, a_k: bool, b_k: bool) -> u32 {
+    let vec = 16 / elem;
+    let a = if a_k { t.bm * (t.bk + vec) } else { t.bk * (t.bm + 8) };
+    let b = if b_k { t.bn * (t.bk + vec) } else { t.bk * (t.bn + 8) };
+    (t.stages * (a + b) * elem) as u32
+}
+
+/// Dynamic shared memory of a CUDA-core tile (matmul_simt.cu `simt_gemm`).
+fn simt_smem(t: &Tile) -> u32 {
+    (2 * t.bk * ((t.bm + 4) + (t.bn + 4)) * 4) as u32
+}
+
+/// Four kernels of one tile, by layout: `kk`, `kn`, `mk`, `mn` (see matmul_tc.cu).
+type Layouts = [Kernel; 4];
+
+macro_rules! layouts {
+    ($module:path, $prefix:literal) => {
+        [
+            Kernel::new(&$module, concat!($prefix, "_kk")),
+            Kernel::new(&$module, concat!($prefix, "_kn")),
+            Kernel::new(&$module, concat!($prefix, "_mk")),
+            Kernel::new(&$module, concat!($prefix, "_mn")),
+        ]
+    };
+}
+
+static TC_F16: [Layouts; 4] = [
+    layouts!(kernels::MATMUL_TC, "mm_tc_f16_256"),
+    layouts!(kernels::MATMUL_TC, "mm_tc_f16_128"),
+    layouts!(kernels::MATMUL_TC, "mm_tc_f16_64"),
+    layouts!(kernels::MATMUL_TC, "mm_tc_f16_16"),
+];
+static TC_BF16: [Layouts; 4] = [
+    layouts!(kernels::MATMUL_TC, "mm_tc_bf16_256"),
+    layouts!(kernels::MATMUL_TC, "mm_tc_bf16_128"),
+    layouts!(kernels::MATMUL_TC, "mm_tc_bf16_64"),
+    layouts!(kernels::MATMUL_TC, "mm_tc_bf16_16"),
+];
+static TC_TF32: [Layouts; 4] = [
+    layouts!(kernels::MATMUL_TC, "mm_tc_tf32_256"),
+    layouts!(kernels::MATMUL_TC, "mm_tc_tf32_128"),
+    layouts!(kernels::MATMUL_TC, "mm_tc_tf32_64"),
+    layouts!(kernels::MATMUL_TC, "mm_tc_tf32_16"),
+];
+static SIMT_F32: [Layouts; 2] =
+    [layouts!(kernels::MATMUL_SIMT, "mm_simt_f32_128"), layouts!(kernels::MATMUL_SIMT, "mm_simt_f32_16")];
+static GENERIC: cuda::DTypeKernels = crate::dtype_kernels!(kernels::MATMUL, "matmul");
+static REDUCE: cuda::DTypeKernels = crate::dtype_kernels!(kernels::MATMUL_TC, "mm_splitk_reduce");
+
+/// How the fast kernels can read one operand with `rows` rows (m for a, n
+/// for b) and reduction length `k`, strides `sr`/`sk`/`sbatch` (elements):
+/// `Some(true)` K-contiguous, `Some(false)` rows-contiguous, both with
+/// 16-byte-aligned rows (and batches); `None`: only the generic kernel can.
+fn operand_layout(ptr: usize, batch: i64, rows: i64, k: i64, sbatch: i64, sr: i64, sk: i64, elem: i64) -> Option<bool> {
+    let vec = 16 / elem;
+    let aligned = |stride: i64, len: i64| len <= 1 || stride % vec == 0;
+    if ptr % 16 != 0 || !aligned(sbatch, batch) {
+        return None;
+    }
+    if (sk == 1 || k == 1) && aligned(sr, rows) {
+        Some(true)
+    } else if (sr == 1 || rows == 1) && aligned(sk, k) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// Whether the automatic choice may use the Hopper (wgmma) kernel. Off until
+/// that kernel has passed tests/python/test_matmul_kernels.py on an H100: it
+/// has only been compiled and checked against its SASS so far (the mma.sync
+/// and CUDA-core kernels also passed a CPU emulation of their PTX). Turn it on
+/// per process with `MYNS_MATMUL_KERNEL=auto+wg`.
+const WGMMA_BY_DEFAULT: bool = false;
+
+/// What `MYNS_MATMUL_KERNEL` asks for (testing and tuning).
+#[derive(Clone, Debug, PartialEq)]
+enum Force {
+    /// The automatic choice, with or without the Hopper kernel.
+    Auto { wgmma: bool },
+    Generic,
+    Tile(String, Option<i64>),
+}
+
+fn forced() -> Force {
+    let Some(v) = std::env::var_os("MYNS_MATMUL_KERNEL") else { return Force::Auto { wgmma: WGMMA_BY_DEFAULT } };
+    let v = v.to_string_lossy();
+    match v.trim() {
+        "" | "auto" => Force::Auto { wgmma: WGMMA_BY_DEFAULT },
+        "auto+wg" => Force::Auto { wgmma: true },
+        "nowg" => Force::Auto { wgmma: false },
+        "generic" => Force::Generic,
+        s => {
+            let (name, splits) = match s.split_once('/') {
+                Some((n, k)) => (n, k.parse().ok()),
+                None => (s, None),
+            };
+            Force::Tile(name.to_string(), splits)
+        }
+    }
+}
+
+/// Ceiling division of non-negative numbers.
+pub(crate) fn cdiv(a: i64, b: i64) -> i64 {
+    (a + b - 1) / b
+}
+
+/// `(splits, k_chunk)` cutting `k` into at most `splits` ranges that are
+/// multiples of `bk`.
+fn split_k(k: i64, splits: i64, bk: i64) -> (i64, i64) {
+    let splits = splits.clamp(1, k.max(1));
+    let chunk = cdiv(cdiv(k, splits), bk) * bk;
+    let chunk = chunk.max(bk);
+    (cdiv(k, chunk).max(1), chunk)
+}
+
+/// Split count that brings `blocks` up to about `target`, keeping at least
+/// `min_k` of K per split.
+fn auto_splits(blocks: i64, target: i64, k: i64, min_k: i64) -> i64 {
+    if blocks >= target {
+        return 1;
+    }
+    cdiv(target, blocks.max(1)).min((k / min_k).max(1)).min(32)
+}
+
+fn tiles_of(t: &Tile, m: i64, n: i64, batch: i64) -> i64 {
+    cdiv(m, t.bm) * cdiv(n, t.bn) * batch
+}
+
+/// Index into `tiles` of the tile with the shortest modelled time for an
+/// `m x n` output (ignoring the 16-row tile), and its split count.
+fn choose_tile(tiles: &[Tile], m: i64, n: i64, k: i64, batch: i64, sms: i64) -> (usize, i64) {
+    let mut best = (0, f64::INFINITY);
+    for (i, t) in tiles.iter().enumerate().filter(|(_, t)| t.bm > 16) {
+        let count = tiles_of(t, m, n, batch);
+        let slots = sms * t.per_sm;
+        let waves = cdiv(count, slots) as f64;
+        let time = waves * (t.bm * t.bn * t.per_sm) as f64 / t.eff;
+        if time < best.1 * 0.999 {
+            best = (i, time);
+        }
+    }
+    let t = &tiles[best.0];
+    let count = tiles_of(t, m, n, batch);
+    let splits = if count < sms { auto_splits(count, sms * t.per_sm, k, 4 * t.bk.max(64)) } else { 1 };
+    (best.0, splits)
+}
+
+fn gemm_cuda(p: &Problem, dtype: DType, like: &TensorArg, stream: usize) -> Result<()> {
+    let device = like.device_index().max(0) as usize;
+    let elem: i64 = match dtype {
+        DType::F16 | DType::BF16 => 2,
+        DType::F32 => 4,
+        DType::F64 => 8,
+    };
+    let mut q = GemmParams {
+        a: p.a as u64,
+        b: p.b as u64,
+        c: p.out as u64,
+        ws: 0,
+        m: p.m,
+        n: p.n,
+        k: p.k,
+        sam: p.sa[1],
+        sak: p.sa[2],
+        sbk: p.sb[1],
+        sbn: p.sb[2],
+        scm: p.n,
+        scn: 1,
+        sab: p.sa[0],
+        sbb: p.sb[0],
+        scb: p.m * p.n,
+        batch: p.batch,
+        splits: 1,
+        k_chunk: p.k.max(1),
+    };
+    let force = forced();
+    let a_layout = operand_layout(p.a, p.batch, p.m, p.k, p.sa[0], p.sa[1], p.sa[2], elem);
+    let b_layout = operand_layout(p.b, p.batch, p.n, p.k, p.sb[0], p.sb[2], p.sb[1], elem);
+    let fast = dtype != DType::F64 && p.k > 0 && force != Force::Generic;
+    let (Some(mut a_k), Some(mut b_k), true) = (a_layout, b_layout, fast) else {
+        return launch_generic(&q, dtype, device, stream);
+    };
+    let info = cuda::device_info(device)?;
+    let sms = info.sms as i64;
+
+    // Skinny in N: compute c^T = b^T @ a^T, whose M is small, writing c
+    // through transposed strides.
+    let skinny = |m: i64| m <= 16;
+    if !skinny(p.m) && skinny(p.n) && !matches!(&force, Force::Tile(..)) {
+        std::mem::swap(&mut q.a, &mut q.b);
+        std::mem::swap(&mut q.m, &mut q.n);
+        (q.sam, q.sak, q.sbk, q.sbn) = (p.sb[2], p.sb[1], p.sa[2], p.sa[1]);
+        std::mem::swap(&mut q.sab, &mut q.sbb);
+        (q.scm, q.scn) = (1, p.n);
+        (a_k, b_k) = (b_k, a_k);
+    }
+
+    if matches!(dtype, DType::F16 | DType::BF16) {
+        if sm90::wanted(&q, a_k, b_k, &force, &info) {
+            return sm90::launch(&q, dtype, device, stream, b_k, like);
+        }
+    }
+    let use_tf32 = dtype == DType::F32 && crate::bridge::ffi::allow_tf32_matmul();
+    let (tiles, table): (&[Tile], &[Layouts]) = match dtype {
+        DType::F16 => (&HALF_TILES, &TC_F16),
+        DType::BF16 => (&HALF_TILES, &TC_BF16),
+        DType::F32 if use_tf32 => (&TF32_TILES, &TC_TF32),
+        _ => (&SIMT_TILES, &SIMT_F32),
+    };
+    let simt = dtype == DType::F32 && !use_tf32;
+    let last = tiles.len() - 1; // the 16-row tile
+    let (idx, splits) = match &force {
+        Force::Tile(name, splits) => {
+            let Some(i) = tiles.iter().position(|t| t.name == name) else {
+                // `wg` on a problem or device the Hopper kernel cannot take, or
+                // a name this dtype has no tile for: the automatic choice.
+                let choice = auto_choice(tiles, &q, sms, simt);
+                return launch_tiles(&mut q, tiles, table, choice, elem, simt, dtype, a_k, b_k, device, stream, like);
+            };
+            (i, splits.unwrap_or(1))
+        }
+        _ => {
+            if skinny(q.m) {
+                let count = tiles_of(&tiles[last], q.m, q.n, q.batch);
+                (last, auto_splits(count, 2 * sms * tiles[last].per_sm, q.k, 256))
+            } else {
+                auto_choice(tiles, &q, sms, simt)
+            }
+        }
+    };
+    launch_tiles(&mut q, tiles, table, (idx, splits), elem, simt, dtype, a_k, b_k, device, stream, like)
+}
+
+fn auto_choice(tiles: &[Tile], q: &GemmParams, sms: i64, simt: bool) -> (usize, i64) {
+    let last = tiles.len() - 1;
+    if q.m <= 16 {
+        let count = tiles_of(&tiles[last], q.m, q.n, q.batch);
+        return (last, auto_splits(count, 2 * sms * tiles[last].per_sm, q.k, 256));
+    }
+    if simt {
+        let count = tiles_of(&tiles[0], q.m, q.n, q.batch);
+        return (0, auto_splits(count, sms, q.k, 256));
+    }
+    choose_tile(tiles, q.m, q.n, q.k, q.batch, sms)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn launch_tiles(
+    q: &mut GemmParams,
+    tiles: &[Tile],
+    table: &[Layouts],
+    (idx, splits): (usize, i64),
+    elem: i64,
+    simt: bool,
+    dtype: DType,
+    a_k: bool,
+    b_k: bool,
+    device: usize,
+    stream: usize,
+    like: &TensorArg,
+) -> Result<()> {
+    let t = &tiles[idx];
+    let (splits, chunk) = split_k(q.k, splits, t.bk);
+    q.splits = splits;
+    q.k_chunk = chunk;
+    let _ws = if splits > 1 {
+        let ws = Tensor::f_empty([q.batch * splits * q.m * q.n], (tch::Kind::Float, like.tch_device()?))
+            .map_err(|e| like.error(format_args!("split-K workspace allocation failed: {e}")))?;
+        q.ws = ws.data_ptr() as u64;
+        Some(ws)
+    } else {
+        None
+    };
+    let kernel = &table[idx][(!a_k as usize) * 2 + !b_k as usize];
+    let smem = if simt { simt_smem(t) } else { tc_smem(t, elem, a_k, b_k) };
+    let f = kernel.function_smem(device, smem)?;
+    let grid_x = tiles_of(t, q.m, q.n, 1);
+    if grid_x > i32::MAX as i64 {
+        bail!("the product is too large for one launch ({} x {})", q.m, q.n);
+    }
+    let grid_z = (q.batch * splits).min(65_535);
+    let mut params = [cuda::arg(q)];
+    cuda::launch(f, (grid_x as u32, 1, grid_z as u32), (t.threads, 1, 1), smem, stream, &mut params)?;
+    if splits > 1 {
+        let f = REDUCE.get(dtype).function(device)?;
+        let total = q.batch * q.m * q.n;
+        cuda::launch(f, (cuda::grid_1d(total, 256), 1, 1), (256, 1, 1), 0, stream, &mut params)?;
+    }
+    Ok(())
+}
+
+fn launch_generic(q: &GemmParams, dtype: DType, device: usize, stream: usize) -> Result<()> {
+    const TILE: i64 = 16;
+    let f = GENERIC.get(dtype).function(device)?;
+    let grid_x = cdiv(q.n, TILE);
+    if grid_x > i32::MAX as i64 {
+        bail!("the product has too many columns ({}) for one launch", q.n);
+    }
+    let grid_y = cdiv(q.m, TILE).min(65_535);
+    let grid_z = q.batch.min(65_535);
+    let mut params = [cuda::arg(q)];
+    cuda::launch(f, (grid_x as u32, grid_y as u32, grid_z as u32), (TILE as u32, TILE as u32, 1), 0, stream, &mut params)
+}
+

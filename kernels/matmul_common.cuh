@@ -1,0 +1,120 @@
+// Shared pieces of the matmul/bmm kernels: the launch parameters (mirrored by
+// `GemmParams` in src/ops/matmul.rs, field for field), tile rasterisation, the
+// epilogue store, and PTX wrappers (cp.async, ldmatrix, mma.sync).
+#pragma once
+#include "common.cuh"
+
+namespace myns {
+
+// c[b][m][n] = sum_k a[b][m][k] * b[b][k][n], every stride in elements.
+// Every field is 8 bytes so the C and Rust layouts cannot drift.
+struct GemmParams {
+  const void* a;
+  const void* b;
+  void* c;
+  float* ws;         // split-K partials: [batch][splits][M][N] float32 (splits > 1)
+  int64_t M, N, K;
+  int64_t sam, sak;  // a strides (m, k)
+  int64_t sbk, sbn;  // b strides (k, n)
+  int64_t scm, scn;  // c strides (m, n)
+  int64_t sab, sbb, scb;  // batch strides of a, b, c
+  int64_t batch;
+  int64_t splits;    // K is cut into `splits` ranges of `k_chunk` (a multiple of the tile's K)
+  int64_t k_chunk;
+};
+
+// Tile (tm, tn) of block `pid`: groups of 8 tile rows are walked column by
+// column so that neighbouring blocks share A and B tiles in L2.
+__device__ __forceinline__ void tile_of(int64_t pid, int64_t tiles_m, int64_t tiles_n, int64_t& tm, int64_t& tn) {
+  constexpr int64_t G = 8;
+  const int64_t per_group = G * tiles_n;
+  const int64_t group = pid / per_group;
+  const int64_t first = group * G;
+  const int64_t rows = min(tiles_m - first, G);
+  const int64_t r = pid - group * per_group;
+  tm = first + r % rows;
+  tn = r / rows;
+}
+
+template <typename T> struct Pair;
+template <> struct Pair<__half> { using type = __half2; static __device__ __forceinline__ __half2 make(float x, float y) { return __floats2half2_rn(x, y); } };
+template <> struct Pair<__nv_bfloat16> { using type = __nv_bfloat162; static __device__ __forceinline__ __nv_bfloat162 make(float x, float y) { return __floats2bfloat162_rn(x, y); } };
+template <> struct Pair<float> { using type = float2; static __device__ __forceinline__ float2 make(float x, float y) { return make_float2(x, y); } };
+
+// Stores two horizontally adjacent results (row r, columns n and n + 1) of
+// an M x N output with strides (scm, scn): one paired store when both are in
+// range and the pair is aligned, element stores otherwise.
+template <typename T>
+__device__ __forceinline__ void store2(T* c, int64_t r, int64_t n, float v0, float v1, int64_t M, int64_t N,
+                                       int64_t scm, int64_t scn, bool paired) {
+  if (r >= M) return;
+  T* p = c + r * scm + n * scn;
+  if (paired && n + 1 < N) {
+    *reinterpret_cast<typename Pair<T>::type*>(p) = Pair<T>::make(v0, v1);
+  } else {
+    if (n < N) p[0] = from_acc<T>(v0);
+    if (n + 1 < N) p[scn] = from_acc<T>(v1);
+  }
+}
+
+// ---- PTX wrappers -----------------------------------------------------------
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// 16-byte global->shared copy; bytes past `src_bytes` (0..16) are zero-filled
+// and never read.
+__device__ __forceinline__ void cp_async16(void* dst, const void* src, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(src_bytes)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+
+__device__ __forceinline__ void ldsm_x4(uint32_t (&r)[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr(p)));
+}
+__device__ __forceinline__ void ldsm_x4_t(uint32_t (&r)[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_addr(p)));
+}
+
+// d += a @ b for one m16n8k16 (half types) or m16n8k8 (tf32) tile.
+template <typename T> struct Mma;
+template <> struct Mma<__half> {
+  static constexpr int K = 16;
+  static __device__ __forceinline__ void run(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
+};
+template <> struct Mma<__nv_bfloat16> {
+  static constexpr int K = 16;
+  static __device__ __forceinline__ void run(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
+};
+template <> struct Mma<float> {  // tf32 inputs (rounded with cvt.rna), f32 accumulate
+  static constexpr int K = 8;
+  static __device__ __forceinline__ void run(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
+};
+
+__device__ __forceinline__ uint32_t to_tf32(float x) {
+  uint32_t r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return r;
+}
+
+}  // namespace myns

@@ -1,0 +1,263 @@
+// Tensor-core matmul/bmm for sm_80-class GPUs (runs on sm_90 too):
+// mma.sync m16n8k16 (float16, bfloat16) or m16n8k8 (tf32 for float32),
+// float32 accumulation, a multi-stage cp.async pipeline, ldmatrix fragment
+// loads, zero-filled edges (any M, N, K) and optional split-K.
+//
+// Each operand is either "K-contiguous" or "MN-contiguous" in memory, with
+// 16-byte-aligned rows; the Rust side picks the variant:
+//   mm_tc_<dtype>_<cfg>_<la><lb>   la: k (a[m][k], k contiguous) | m (a^T stored)
+//                                 lb: k (b^T stored: b[k][n], k contiguous) | n (b[k][n], n contiguous)
+// cfg names the block tile (see the table at the bottom, mirrored in src/ops/matmul.rs).
+// Shared memory keeps each tile in its global orientation, rows padded by
+// 16 bytes (K-contiguous) or 8 elements (MN-contiguous) so that ldmatrix and
+// the tf32 scalar fragment loads are bank-conflict free.
+#include "matmul_common.cuh"
+
+namespace myns {
+
+template <typename T, int BM, int BN, int BK, int WM, int WN, int STAGES, bool AK, bool BK_>
+struct TcTile {
+  static constexpr int THREADS = WM * WN * 32;
+  static constexpr int VEC = 16 / sizeof(T);  // elements per 16-byte chunk
+  static constexpr int WTM = BM / WM, WTN = BN / WN;
+  static constexpr int MI = WTM / 16, NI = WTN / 8;
+  static constexpr int A_LD = AK ? BK + VEC : BM + 8;
+  static constexpr int A_ROWS = AK ? BM : BK;
+  static constexpr int B_LD = BK_ ? BK + VEC : BN + 8;
+  static constexpr int B_ROWS = BK_ ? BN : BK;
+  static constexpr int A_STAGE = A_ROWS * A_LD, B_STAGE = B_ROWS * B_LD;
+  static_assert(WTM % 16 == 0 && WTN % 16 == 0, "warp tile");
+  static_assert(BK % 16 == 0, "k tile");
+};
+
+// Copies one BM x BK tile of a (or BK x BN of b) into shared memory.
+// `KC`: the operand's K-contiguous orientation; rows/cols of the stored tile:
+// KC: [R][BK] with R = BM (or BN); else [BK][R].
+template <typename T, int R, int BK, int LD, int THREADS, bool KC>
+__device__ __forceinline__ void load_tile(T* s, const T* g, int64_t r0, int64_t R_total, int64_t k0, int64_t k_end,
+                                          int64_t ld, int tid) {
+  constexpr int VEC = 16 / sizeof(T);
+  if constexpr (KC) {
+    constexpr int CPR = BK / VEC, TOTAL = R * CPR;
+#pragma unroll
+    for (int i = 0; i < (TOTAL + THREADS - 1) / THREADS; ++i) {
+      const int c = tid + i * THREADS;
+      if (TOTAL % THREADS == 0 || c < TOTAL) {
+        const int r = c / CPR, kc = c % CPR;
+        const int64_t gr = r0 + r, gk = k0 + kc * VEC;
+        int bytes = 0;
+        const T* src = g;
+        if (gr < R_total && gk < k_end) {
+          bytes = static_cast<int>(min(k_end - gk, (int64_t)VEC)) * static_cast<int>(sizeof(T));
+          src = g + gr * ld + gk;
+        }
+        cp_async16(s + r * LD + kc * VEC, src, bytes);
+      }
+    }
+  } else {
+    constexpr int CPR = R / VEC, TOTAL = BK * CPR;
+#pragma unroll
+    for (int i = 0; i < (TOTAL + THREADS - 1) / THREADS; ++i) {
+      const int c = tid + i * THREADS;
+      if (TOTAL % THREADS == 0 || c < TOTAL) {
+        const int kr = c / CPR, rc = c % CPR;
+        const int64_t gk = k0 + kr, gr = r0 + rc * VEC;
+        int bytes = 0;
+        const T* src = g;
+        if (gk < k_end && gr < R_total) {
+          bytes = static_cast<int>(min(R_total - gr, (int64_t)VEC)) * static_cast<int>(sizeof(T));
+          src = g + gk * ld + gr;
+        }
+        cp_async16(s + kr * LD + rc * VEC, src, bytes);
+      }
+    }
+  }
+}
+
+template <typename T, int BM, int BN, int BK, int WM, int WN, int STAGES, bool AK, bool BK_>
+__device__ __forceinline__ void tc_gemm(const GemmParams& p) {
+  using Cfg = TcTile<T, BM, BN, BK, WM, WN, STAGES, AK, BK_>;
+  constexpr int THREADS = Cfg::THREADS, MI = Cfg::MI, NI = Cfg::NI, WTM = Cfg::WTM, WTN = Cfg::WTN;
+  constexpr int A_LD = Cfg::A_LD, B_LD = Cfg::B_LD;
+  constexpr int KS = Mma<T>::K;
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  T* As = reinterpret_cast<T*>(smem_raw);
+  T* Bs = As + STAGES * Cfg::A_STAGE;
+
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int wm = warp / WN, wn = warp % WN;
+  const int64_t M = p.M, N = p.N, K = p.K;
+  const int64_t tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+  int64_t tm, tn;
+  tile_of(blockIdx.x, tiles_m, tiles_n, tm, tn);
+  const int64_t m0 = tm * BM, n0 = tn * BN;
+  // Paired (2-element) stores need an even row pitch and unit column stride.
+  const bool paired_c = p.scn == 1 && (p.scm % 2 == 0) && (p.scb % 2 == 0);
+
+  for (int64_t z = blockIdx.z; z < p.batch * p.splits; z += gridDim.z) {
+    const int64_t bz = z / p.splits, split = z - bz * p.splits;
+    const T* a = static_cast<const T*>(p.a) + bz * p.sab;
+    const T* b = static_cast<const T*>(p.b) + bz * p.sbb;
+    const int64_t k_begin = split * p.k_chunk;
+    const int64_t k_end = min(K, k_begin + p.k_chunk);
+    const int ktiles = k_end > k_begin ? static_cast<int>((k_end - k_begin + BK - 1) / BK) : 0;
+    const int64_t lda = AK ? p.sam : p.sak, ldb = BK_ ? p.sbn : p.sbk;
+
+    auto load = [&](int stage, int kt) {
+      const int64_t k0 = k_begin + static_cast<int64_t>(kt) * BK;
+      load_tile<T, BM, BK, A_LD, THREADS, AK>(As + stage * Cfg::A_STAGE, a, m0, M, k0, k_end, lda, tid);
+      load_tile<T, BN, BK, B_LD, THREADS, BK_>(Bs + stage * Cfg::B_STAGE, b, n0, N, k0, k_end, ldb, tid);
+    };
+
+    float acc[MI][NI][4];
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+      for (int j = 0; j < NI; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
+
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+      if (s < ktiles) load(s, s);
+      cp_async_commit();
+    }
+
+    for (int kt = 0; kt < ktiles; ++kt) {
+      cp_async_wait<STAGES - 2>();
+      __syncthreads();
+      // Refill the stage everyone finished reading in the previous iteration.
+      if (kt + STAGES - 1 < ktiles) load((kt + STAGES - 1) % STAGES, kt + STAGES - 1);
+      cp_async_commit();
+
+      const T* as = As + (kt % STAGES) * Cfg::A_STAGE;
+      const T* bs = Bs + (kt % STAGES) * Cfg::B_STAGE;
+#pragma unroll
+      for (int kk = 0; kk < BK / KS; ++kk) {
+        uint32_t af[MI][4], bf[NI][2];
+        if constexpr (sizeof(T) == 2) {
+#pragma unroll
+          for (int i = 0; i < MI; ++i) {
+            const int mb = wm * WTM + i * 16;
+            if constexpr (AK) {
+              ldsm_x4(af[i], as + (mb + (lane & 15)) * A_LD + kk * 16 + (lane >> 4) * 8);
+            } else {
+              ldsm_x4_t(af[i], as + (kk * 16 + (lane & 7) + (lane >> 4) * 8) * A_LD + mb + ((lane >> 3) & 1) * 8);
+            }
+          }
+#pragma unroll
+          for (int j = 0; j < NI / 2; ++j) {
+            const int nb = wn * WTN + j * 16;
+            uint32_t r[4];
+            if constexpr (BK_) {
+              ldsm_x4(r, bs + (nb + (lane & 7) + (lane >> 4) * 8) * B_LD + kk * 16 + ((lane >> 3) & 1) * 8);
+            } else {
+              ldsm_x4_t(r, bs + (kk * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * B_LD + nb + (lane >> 4) * 8);
+            }
+            bf[2 * j][0] = r[0];
+            bf[2 * j][1] = r[1];
+            bf[2 * j + 1][0] = r[2];
+            bf[2 * j + 1][1] = r[3];
+          }
+        } else {
+          // tf32: a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4); b0 (k t, n g), b1 (k t+4, n g).
+          const int g = lane >> 2, t = lane & 3, kb = kk * 8 + t;
+          auto A = [&](int m, int k) { return AK ? as[m * A_LD + k] : as[k * A_LD + m]; };
+          auto B = [&](int k, int n) { return BK_ ? bs[n * B_LD + k] : bs[k * B_LD + n]; };
+#pragma unroll
+          for (int i = 0; i < MI; ++i) {
+            const int mb = wm * WTM + i * 16 + g;
+            af[i][0] = to_tf32(A(mb, kb));
+            af[i][1] = to_tf32(A(mb + 8, kb));
+            af[i][2] = to_tf32(A(mb, kb + 4));
+            af[i][3] = to_tf32(A(mb + 8, kb + 4));
+          }
+#pragma unroll
+          for (int j = 0; j < NI; ++j) {
+            const int nb = wn * WTN + j * 8 + g;
+            bf[j][0] = to_tf32(B(kb, nb));
+            bf[j][1] = to_tf32(B(kb + 4, nb));
+          }
+        }
+#pragma unroll
+        for (int i = 0; i < MI; ++i)
+#pragma unroll
+          for (int j = 0; j < NI; ++j) Mma<T>::run(acc[i][j], af[i], bf[j]);
+      }
+    }
+    cp_async_wait<0>();
+
+    // Epilogue: straight from the accumulator fragments (row g / g+8, cols 2t, 2t+1).
+    const int g = lane >> 2, t = lane & 3;
+    if (p.splits == 1) {
+      T* c = static_cast<T*>(p.c) + bz * p.scb;
+#pragma unroll
+      for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j) {
+          const int64_t r = m0 + wm * WTM + i * 16 + g, n = n0 + wn * WTN + j * 8 + 2 * t;
+          store2<T>(c, r, n, acc[i][j][0], acc[i][j][1], M, N, p.scm, p.scn, paired_c);
+          store2<T>(c, r + 8, n, acc[i][j][2], acc[i][j][3], M, N, p.scm, p.scn, paired_c);
+        }
+    } else {
+      float* w = p.ws + z * M * N;
+      const bool paired_w = (N % 2 == 0);
+#pragma unroll
+      for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j) {
+          const int64_t r = m0 + wm * WTM + i * 16 + g, n = n0 + wn * WTN + j * 8 + 2 * t;
+          store2<float>(w, r, n, acc[i][j][0], acc[i][j][1], M, N, N, 1, paired_w);
+          store2<float>(w, r + 8, n, acc[i][j][2], acc[i][j][3], M, N, N, 1, paired_w);
+        }
+    }
+    __syncthreads();  // the next batch's prologue overwrites shared memory
+  }
+}
+
+// Sums the split-K partials ([batch][splits][M][N] float32) into c.
+template <typename T>
+__device__ __forceinline__ void splitk_reduce(const GemmParams& p) {
+  const int64_t mn = p.M * p.N, total = p.batch * mn;
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t bz = i / mn, e = i - bz * mn, r = e / p.N, n = e - r * p.N;
+    const float* w = p.ws + bz * p.splits * mn + e;
+    float s = 0.f;
+    for (int64_t k = 0; k < p.splits; ++k) s += w[k * mn];
+    static_cast<T*>(p.c)[bz * p.scb + r * p.scm + n * p.scn] = from_acc<T>(s);
+  }
+}
+
+}  // namespace myns
+
+using myns::GemmParams;
+
+// name, T, BM, BN, BK, WM, WN, STAGES, min blocks per SM
+#define MYNS_TC_ONE(name, T, BM, BN, BK, WM, WN, ST, MINB, AK, BKC)                                 \
+  extern "C" __global__ void __launch_bounds__(WM * WN * 32, MINB) name(const GemmParams p) {        \
+    myns::tc_gemm<T, BM, BN, BK, WM, WN, ST, AK, BKC>(p);                                             \
+  }
+#define MYNS_TC(dt, cfg, T, BM, BN, BK, WM, WN, ST, MINB)                                             \
+  MYNS_TC_ONE(mm_tc_##dt##_##cfg##_kk, T, BM, BN, BK, WM, WN, ST, MINB, true, true)                   \
+  MYNS_TC_ONE(mm_tc_##dt##_##cfg##_kn, T, BM, BN, BK, WM, WN, ST, MINB, true, false)                  \
+  MYNS_TC_ONE(mm_tc_##dt##_##cfg##_mk, T, BM, BN, BK, WM, WN, ST, MINB, false, true)                  \
+  MYNS_TC_ONE(mm_tc_##dt##_##cfg##_mn, T, BM, BN, BK, WM, WN, ST, MINB, false, false)
+
+// Keep in sync with TC_CFGS / TF32_CFGS in src/ops/matmul.rs (tile sizes and stages
+// determine the dynamic shared memory the launch asks for).
+#define MYNS_TC_HALF(dt, T)                         \
+  MYNS_TC(dt, 256, T, 128, 256, 32, 2, 4, 3, 1)     \
+  MYNS_TC(dt, 128, T, 128, 128, 32, 2, 2, 4, 2)     \
+  MYNS_TC(dt, 64, T, 64, 64, 32, 2, 2, 4, 3)        \
+  MYNS_TC(dt, 16, T, 16, 128, 64, 1, 4, 4, 2)
+MYNS_TC_HALF(f16, __half)
+MYNS_TC_HALF(bf16, __nv_bfloat16)
+
+MYNS_TC(tf32, 256, float, 128, 256, 16, 2, 4, 3, 1)
+MYNS_TC(tf32, 128, float, 128, 128, 16, 2, 2, 4, 2)
+MYNS_TC(tf32, 64, float, 64, 64, 16, 2, 2, 4, 3)
+MYNS_TC(tf32, 16, float, 16, 128, 32, 1, 4, 4, 2)
+
+#define MYNS_SPLITK_REDUCE(suffix, T) \
+  extern "C" __global__ void mm_splitk_reduce_##suffix(const GemmParams p) { myns::splitk_reduce<T>(p); }
+MYNS_FOR_EACH_FLOAT(MYNS_SPLITK_REDUCE)
