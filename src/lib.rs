@@ -28,6 +28,7 @@ pub use ops::rms_norm::{rms_norm, rms_norm_backward};
 pub use ops::scale::{scale, scale_};
 pub use ops::silu_and_mul::{silu_and_mul, silu_and_mul_backward};
 pub use ops::softmax::{softmax, softmax_backward};
+pub use ops::bmm::bmm;
 
 /// Names of every op this library registers (in the `myns` namespace).
 pub fn op_names() -> impl Iterator<Item = &'static str> {

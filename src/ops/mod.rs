@@ -6,6 +6,7 @@
 use crate::registry::OpSpec;
 
 pub mod add;
+pub mod bmm;
 pub mod fused_add_rms_norm;
 pub mod matmul;
 pub mod rms_norm;
@@ -26,4 +27,5 @@ pub static ALL: &[&OpSpec] = &[
     &softmax::BACKWARD_SPEC,
     &scale::SPEC,
     &scale::INPLACE_SPEC,
+    &bmm::SPEC,
 ];
