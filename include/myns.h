@@ -155,6 +155,8 @@ int myns_softmax_backward(const myns_tensor grad, const myns_tensor output, int6
 int myns_scale(const myns_tensor x, double alpha, myns_tensor* out);
 /* scale_(Tensor(a!) x, float alpha) -> () */
 int myns_scale_(myns_tensor x, double alpha);
+/* bmm(Tensor a, Tensor b) -> Tensor */
+int myns_bmm(const myns_tensor a, const myns_tensor b, myns_tensor* out);
 
 #ifdef __cplusplus
 }  /* extern "C" */

@@ -531,6 +531,7 @@ c_op!(myns_softmax(x: tensor, dim: i64) -> tensor = crate::softmax);
 c_op!(myns_softmax_backward(grad: tensor, output: tensor, dim: i64) -> tensor = crate::softmax_backward);
 c_op!(myns_scale(x: tensor, alpha: f64) -> tensor = crate::scale);
 c_op!(myns_scale_(x: tensor_mut, alpha: f64) -> () = crate::scale_);
+c_op!(myns_bmm(a: tensor, b: tensor) -> tensor = crate::bmm);
 
 // ---- linking --------------------------------------------------------------
 

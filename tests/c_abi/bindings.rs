@@ -127,6 +127,11 @@ pub struct MynsLib {
         out: *mut myns_tensor,
     ) -> ::std::os::raw::c_int,
     pub myns_scale_: unsafe extern "C" fn(x: myns_tensor, alpha: f64) -> ::std::os::raw::c_int,
+    pub myns_bmm: unsafe extern "C" fn(
+        a: myns_tensor,
+        b: myns_tensor,
+        out: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int,
 }
 impl MynsLib {
     pub unsafe fn new<P>(path: P) -> Result<Self, ::libloading::Error>
@@ -174,6 +179,7 @@ impl MynsLib {
         let myns_softmax_backward = __library.get(b"myns_softmax_backward\0").map(|sym| *sym)?;
         let myns_scale = __library.get(b"myns_scale\0").map(|sym| *sym)?;
         let myns_scale_ = __library.get(b"myns_scale_\0").map(|sym| *sym)?;
+        let myns_bmm = __library.get(b"myns_bmm\0").map(|sym| *sym)?;
         Ok(MynsLib {
             __library,
             myns_version,
@@ -204,6 +210,7 @@ impl MynsLib {
             myns_softmax_backward,
             myns_scale,
             myns_scale_,
+            myns_bmm,
         })
     }
     pub unsafe fn myns_version(&self) -> *const ::std::os::raw::c_char {
@@ -376,5 +383,13 @@ impl MynsLib {
     }
     pub unsafe fn myns_scale_(&self, x: myns_tensor, alpha: f64) -> ::std::os::raw::c_int {
         (self.myns_scale_)(x, alpha)
+    }
+    pub unsafe fn myns_bmm(
+        &self,
+        a: myns_tensor,
+        b: myns_tensor,
+        out: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int {
+        (self.myns_bmm)(a, b, out)
     }
 }

@@ -107,6 +107,11 @@ pub fn check() {
         out: *mut myns_tensor,
     ) -> ::std::os::raw::c_int = myns::capi::myns_scale;
     let _: unsafe extern "C" fn(x: myns_tensor, alpha: f64) -> ::std::os::raw::c_int = myns::capi::myns_scale_;
+    let _: unsafe extern "C" fn(
+        a: myns_tensor,
+        b: myns_tensor,
+        out: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int = myns::capi::myns_bmm;
 }
 /// The header's constants.
 #[allow(non_camel_case_types, dead_code)]
