@@ -1,0 +1,98 @@
+// Emulated Hopper pieces (replace the asm in matmul_sm90a.cu): mbarriers,
+// TMA tiled loads with 128-byte swizzle, wgmma m64n256k16 reading shared
+// memory through descriptors decoded per the PTX ISA's canonical layouts.
+struct EmuMap { const unsigned char* base; uint64_t dims[3]; uint64_t strides[2]; uint32_t box[3]; int elem; };
+inline unsigned char* emu_window();  // shared-memory window (addresses are offsets into it)
+struct EmuBar { int expected = 0, pending = 0; long tx = 0; unsigned phase = 0; bool init = false; };
+inline EmuBar emu_bars[64];
+inline long emu_progress = 0;
+inline EmuBar& bar_at(uint32_t addr) {
+  // barriers live after the stages; index them by address
+  static uint32_t first = 0xffffffff;
+  if (addr % 8) { fprintf(stderr, "misaligned mbarrier\n"); abort(); }
+  if (first == 0xffffffff || addr < first) first = addr;
+  uint32_t i = (addr - first) / 8;
+  if (i >= 64) { fprintf(stderr, "mbarrier index out of range\n"); abort(); }
+  return emu_bars[i];
+}
+inline void bar_check(EmuBar& b) {
+  if (b.pending == 0 && b.tx == 0) { b.phase++; b.pending = b.expected; }
+}
+__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
+  auto& b = bar_at(bar); b = EmuBar{}; b.expected = b.pending = (int)count; b.init = true; emu_progress++;
+}
+__device__ __forceinline__ void mbar_expect_tx(uint32_t bar, uint32_t bytes) {
+  auto& b = bar_at(bar); if (!b.init) abort(); b.tx += bytes; b.pending--; if (b.pending < 0) { fprintf(stderr, "mbarrier over-arrived\n"); abort(); } bar_check(b); emu_progress++;
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+  auto& b = bar_at(bar); if (!b.init) abort(); b.pending--; if (b.pending < 0) { fprintf(stderr, "mbarrier over-arrived\n"); abort(); } bar_check(b); emu_progress++;
+}
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+  auto& b = bar_at(bar);
+  while ((b.phase & 1) == parity) emu::yield();  // phase `parity` not yet complete
+}
+__device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1, int c2) {
+  const EmuMap* m = reinterpret_cast<const EmuMap*>(map);
+  if (dst % 1024) { fprintf(stderr, "TMA dst not 1024-aligned for 128B swizzle\n"); abort(); }
+  if (m->box[0] * m->elem != 128) { fprintf(stderr, "box inner bytes != 128\n"); abort(); }
+  unsigned char* out = emu_window() + dst;
+  uint32_t rows = m->box[1] * m->box[2];
+  for (uint32_t i2 = 0; i2 < m->box[2]; ++i2)
+    for (uint32_t i1 = 0; i1 < m->box[1]; ++i1) {
+      uint32_t R = i1 + m->box[1] * i2;
+      for (uint32_t i0 = 0; i0 < m->box[0]; ++i0) {
+        int64_t x0 = (int64_t)c0 + i0, x1 = (int64_t)c1 + i1, x2 = (int64_t)c2 + i2;
+        unsigned char v[16] = {0};
+        if (x0 >= 0 && x1 >= 0 && x2 >= 0 && (uint64_t)x0 < m->dims[0] && (uint64_t)x1 < m->dims[1] && (uint64_t)x2 < m->dims[2])
+          memcpy(v, m->base + x0 * m->elem + x1 * m->strides[0] + x2 * m->strides[1], m->elem);
+        uint32_t off = R * 128 + i0 * m->elem;
+        uint32_t phys = off ^ ((R % 8) << 4);
+        memcpy(out + phys, v, m->elem);
+      }
+    }
+  (void)rows;
+  auto& b = bar_at(bar); b.tx -= (long)m->box[0] * m->box[1] * m->box[2] * m->elem; bar_check(b); emu_progress++;
+}
+
+inline float emu_ld16(uint32_t addr, int bf) {
+  uint32_t phys = addr ^ (((addr >> 7) & 7) << 4);
+  uint16_t x; memcpy(&x, emu_window() + phys, 2);
+  if (bf) { __nv_bfloat16 b; memcpy(&b, &x, 2); return __bfloat162float(b); }
+  __half h; memcpy(&h, &x, 2); return __half2float(h);
+}
+struct Desc { uint32_t start, lbo, sbo; int swz; };
+inline Desc decode(uint64_t d) {
+  Desc r; r.start = (uint32_t)(d & 0x3FFF) << 4; r.lbo = (uint32_t)((d >> 16) & 0x3FFF) << 4; r.sbo = (uint32_t)((d >> 32) & 0x3FFF) << 4;
+  r.swz = (int)(d >> 62); if (((d >> 49) & 7) != 0) { fprintf(stderr, "base offset used\n"); abort(); }
+  if (r.swz != 1) { fprintf(stderr, "expected 128B swizzle\n"); abort(); }
+  return r;
+}
+// A (64 x 16, K-major): element (r, k)
+inline float emu_A(const Desc& a, int r, int k, int bf) { return emu_ld16(a.start + (r % 8) * 128 + (r / 8) * a.sbo + 2 * k, bf); }
+// B (16 x 256): K-major (trans 0): element (k, n) at row n; MN-major (trans 1).
+inline float emu_B(const Desc& b, int k, int n, int trans, int bf) {
+  if (!trans) return emu_ld16(b.start + (n % 8) * 128 + (n / 8) * b.sbo + 2 * k, bf);
+  return emu_ld16(b.start + (n % 64) * 2 + (n / 64) * b.lbo + (k % 8) * 128 + (k / 8) * b.sbo, bf);
+}
+
+template <typename T> struct Wgmma;
+template <typename T> struct WgmmaEmu {
+  template <int TRANS_B>
+  static void run(float (&d)[128], uint64_t da, uint64_t db) {
+    const int bf = std::is_same<T, __nv_bfloat16>::value;
+    Desc A = decode(da), B = decode(db);
+    int tid = emu::cur->tid.x % 128, w = tid / 32, l = tid % 32, g = l / 4, t = l % 4;
+    for (int i = 0; i < 128; ++i) {
+      int row = w * 16 + g + 8 * ((i / 2) % 2), col = (i / 4) * 8 + 2 * t + (i % 2);
+      double s = d[i];
+      for (int k = 0; k < 16; ++k) s += (double)emu_A(A, row, k, bf) * emu_B(B, k, col, TRANS_B, bf);
+      d[i] = (float)s;
+    }
+  }
+};
+template <> struct Wgmma<__nv_bfloat16> : WgmmaEmu<__nv_bfloat16> {};
+template <> struct Wgmma<__half> : WgmmaEmu<__half> {};
+__device__ __forceinline__ void wgmma_fence() {}
+__device__ __forceinline__ void wgmma_commit() {}
+template <int N> __device__ __forceinline__ void wgmma_wait(float (&)[128]) {}
+inline uint32_t smem_addr(const void* p) { return (uint32_t)((const unsigned char*)p - emu_window()); }

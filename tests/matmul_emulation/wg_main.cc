@@ -1,0 +1,99 @@
+// Runs the real kernels/matmul_sm90a.cu code (wgmma + TMA + mbarriers) on the CPU
+// under the fiber emulation (see run.sh), for both B layouts and both half types,
+// with deadlock detection; host set-up mirrors src/ops/matmul/sm90.rs.
+#include "emu_prelude.h"
+#include <cuda.h>
+#include <type_traits>
+namespace myns { namespace sm90 { alignas(1024) unsigned char smem_raw[240 * 1024]; inline unsigned char* emu_window() { return smem_raw; } } }
+namespace myns { alignas(1024) unsigned char smem_raw_unused[16]; }
+#include "matmul_sm90a.cu"
+#include <random>
+#include <string>
+
+using WgKern = void (*)(const CUtensorMap, const CUtensorMap, const GemmParams);
+static WgKern g_k; static CUtensorMap g_a, g_b; static GemmParams g_p;
+static void fiber_main() { g_k(g_a, g_b, g_p); emu::cur->done = true; }
+
+static void launch(WgKern k, unsigned gx, unsigned gz, const CUtensorMap& a, const CUtensorMap& b, const GemmParams& p) {
+  const int threads = 384;
+  emu::grid_dim = {gx, 1, gz}; emu::block_dim = {(unsigned)threads, 1, 1}; emu::nthreads = threads;
+  g_k = k; g_a = a; g_b = b; g_p = p;
+  std::vector<emu::Fiber> fibers(threads);
+  for (unsigned z = 0; z < gz; ++z)
+    for (unsigned x = 0; x < gx; ++x) {
+      emu::block_idx = {x, 0, z};
+      memset(myns::sm90::smem_raw, 0xFF, sizeof myns::sm90::smem_raw);
+      emu::bar_count = 0;
+      for (auto& b : myns::sm90::emu_bars) b = {};
+      for (int t = 0; t < threads; ++t) {
+        auto& f = fibers[t];
+        f.done = false; f.tid = {(unsigned)t, 0, 0}; f.stack.resize(512 * 1024);
+        getcontext(&f.ctx); f.ctx.uc_stack.ss_sp = f.stack.data(); f.ctx.uc_stack.ss_size = f.stack.size(); f.ctx.uc_link = &emu::sched;
+        makecontext(&f.ctx, fiber_main, 0);
+      }
+      bool all = false; long idle = 0, last = -1;
+      while (!all) {
+        all = true;
+        for (auto& f : fibers) { if (f.done) continue; all = false; emu::cur = &f; swapcontext(&emu::sched, &f.ctx); }
+        if (myns::sm90::emu_progress == last) { if (++idle > 2000) { fprintf(stderr, "DEADLOCK in block %u,%u\n", x, z); exit(3); } } else { idle = 0; last = myns::sm90::emu_progress; }
+      }
+    }
+}
+
+static CUtensorMap make_map(const void* base, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t s1, uint64_t s2, uint32_t b0, uint32_t b1) {
+  CUtensorMap m; memset(&m, 0, sizeof m);
+  myns::sm90::EmuMap e{(const unsigned char*)base, {d0, d1, d2}, {s1, s2}, {b0, b1, 1}, 2};
+  static_assert(sizeof(e) <= sizeof(m), "map");
+  memcpy(&m, &e, sizeof e);
+  return m;
+}
+
+template <class T> float tof(T x);
+template <> float tof(__half x) { return __half2float(x); }
+template <> float tof(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <class T> T fromf(float x);
+template <> __half fromf(float x) { return __float2half_rn(x); }
+template <> __nv_bfloat16 fromf(float x) { return __float2bfloat16_rn(x); }
+static int fails = 0, cases = 0;
+
+template <class T>
+void run_case(WgKern kern, bool b_k, int batch, int M, int K, int N, double u_out) {
+  std::mt19937 rng(M * 7 + K * 13 + N + batch); std::normal_distribution<float> nd;
+  auto rup = [](int x) { return (x + 7) / 8 * 8; };
+  int64_t sak = 1, sam = rup(K), sab = (int64_t)M * sam;
+  int64_t sbk, sbn, sbb;
+  if (b_k) { sbk = 1; sbn = rup(K); sbb = (int64_t)N * sbn; } else { sbn = 1; sbk = rup(N); sbb = (int64_t)K * sbk; }
+  std::vector<T> A(batch * sab + 8), B(batch * sbb + 8), C((size_t)batch * M * N, fromf<T>(NAN));
+  for (auto& x : A) x = fromf<T>(nd(rng)); for (auto& x : B) x = fromf<T>(nd(rng));
+  GemmParams p{}; p.a = A.data(); p.b = B.data(); p.c = C.data(); p.M = M; p.N = N; p.K = K;
+  p.sam = sam; p.sak = sak; p.sbk = sbk; p.sbn = sbn; p.scm = N; p.scn = 1; p.sab = sab; p.sbb = sbb; p.scb = (int64_t)M * N; p.batch = batch; p.splits = 1; p.k_chunk = K;
+  // as src/ops/matmul/sm90.rs
+  auto bstride = [&](int64_t s, uint64_t span) -> uint64_t { return batch == 1 ? ((span * 2 + 15) / 16) * 16 : (uint64_t)s * 2; };
+  CUtensorMap ta = make_map(A.data(), K, M, batch, sam * 2, bstride(sab, (uint64_t)M * sam), 64, 128);
+  CUtensorMap tb = b_k ? make_map(B.data(), K, N, batch, sbn * 2, bstride(sbb, (uint64_t)N * sbn), 64, 256)
+                       : make_map(B.data(), N, K, batch, sbk * 2, bstride(sbb, (uint64_t)K * sbk), 64, 64);
+  unsigned gx = (unsigned)(((M + 127) / 128) * ((N + 255) / 256));
+  launch(kern, gx, batch, ta, tb, p);
+  int bad = 0;
+  for (int bz = 0; bz < batch; ++bz) for (int i = 0; i < M; ++i) for (int j = 0; j < N; ++j) {
+    double ref = 0, mag = 0;
+    for (int k = 0; k < K; ++k) { double x = tof(A[bz * sab + i * sam + k]), y = tof(B[bz * sbb + k * sbk + j * sbn]); ref += x * y; mag += fabs(x * y); }
+    double out = tof(C[(size_t)bz * M * N + (size_t)i * N + j]);
+    if (!(fabs(out - ref) <= mag * 2 * K * 6e-8 + fabs(ref) * u_out * 1.01 + 1e-30)) { if (bad < 3) fprintf(stderr, "  [%d,%d,%d] %g vs %g\n", bz, i, j, out, ref); ++bad; }
+  }
+  ++cases;
+  printf("%s %s b%d %dx%dx%d: %s\n", std::is_same<T, __half>::value ? "f16" : "bf16", b_k ? "k" : "n", batch, M, K, N, bad ? "FAIL" : "ok");
+  if (bad) ++fails;
+  fflush(stdout);
+}
+
+int main() {
+  int shapes[][4] = {{1, 1, 1, 1}, {1, 128, 64, 256}, {1, 130, 72, 300}, {2, 70, 100, 260}, {1, 200, 330, 513}};
+  for (auto& s : shapes)
+    for (int bk = 0; bk < 2; ++bk) {
+      run_case<__nv_bfloat16>(bk ? mm_wg_bf16_k : mm_wg_bf16_n, bk, s[0], s[1], s[2], s[3], 1.0 / 256);
+      run_case<__half>(bk ? mm_wg_f16_k : mm_wg_f16_n, bk, s[0], s[1], s[2], s[3], 1.0 / 2048);
+    }
+  printf("%d cases, %d failures\n", cases, fails);
+  return fails != 0;
+}
