@@ -37,8 +37,10 @@ test-python: install
 demo: install
 	$(PY) examples/demo.py
 
+# Every bench/bench_*.py, on CUDA when present; report in bench/results/.
+# e.g. make bench BENCH_ARGS="--device cpu --quick" (a smoke run).
 bench: install
-	$(PY) bench/run.py
+	$(PY) bench/run.py $(BENCH_ARGS)
 
 # Everything the GPU machine needs to run the tests, with nothing to build there.
 gpu-bundle: install

@@ -17,4 +17,6 @@ for ex in examples/*.rs; do
   name=$(basename "$ex" .rs)
   cp "target/release/examples/$name" ".gpu/bin/example_$name"
 done
+# The commit the bundle was built from, for benchmark reports (no .git there).
+echo "$(git rev-parse HEAD 2>/dev/null || echo unknown)$(git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo -dirty)" > .gpu/COMMIT
 ls -la .gpu .gpu/bin

@@ -23,6 +23,14 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   echo "== demo"; python3 examples/demo.py 2>&1 | tee "$OUT/demo.log" | tail -14 || status=1
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
-  [ -f bench/run.py ] && { python3 bench/run.py 2>&1 | tee "$OUT/bench.log" | tail -60 || status=1; }
+  # bench/run.py runs every bench/bench_*.py, the Rust per-call benchmark
+  # (.gpu/bin/example_bench_add) included, and writes bench.json, bench.md and
+  # PNGs to $OUT (which takes at most 8 files: no PNGs when the tests ran too).
+  # The GPU copy has no .git: the commit comes from the bundle.
+  export MYNS_GIT_COMMIT=${MYNS_GIT_COMMIT:-$(cat .gpu/COMMIT 2>/dev/null || echo unknown)}
+  export MYNS_BENCH_ADD_BIN=$PWD/.gpu/bin/example_bench_add
+  pngs=4; [ "$what" = all ] && pngs=0
+  echo "== bench (commit $MYNS_GIT_COMMIT)"
+  python3 bench/run.py --max-out-pngs $pngs ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.log" | tail -120 || status=1
 fi
 exit $status

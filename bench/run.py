@@ -1,0 +1,149 @@
+"""Runs every benchmark in bench/ and writes one report.
+
+A benchmark is any ``bench/bench_<name>.py`` with ``run(args) -> dict`` (see
+bench/common.py for the dict). Optional module-level hooks:
+``add_args(parser)`` for its own options, ``markdown(result) -> str`` and
+``plot(result, path)`` to render its result itself instead of the generic
+tables and plot specs. Adding a benchmark needs no change here.
+
+Writes, under ``--results-dir`` (default bench/results/):
+``<tag>.json`` (environment + every result), ``<tag>.md`` (tables) and
+``<tag>-<bench>.png`` (plots); and when ``$OUT`` is set (the GPU machine
+copies back only what is there) the same as ``$OUT/bench.json``,
+``$OUT/bench.md`` and at most ``--max-out-pngs`` PNGs. Prints the markdown.
+
+    python bench/run.py                      # everything, on CUDA when present
+    python bench/run.py --device cpu --quick # smoke run
+    python bench/run.py --only overhead,cold_start
+    python bench/run.py --render bench/results/X.json   # re-draw a report here
+
+Exit status 1 if any benchmark raised (the others still run and report).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import torch  # noqa: E402
+
+from common import RESULTS_DIR, add_common_args, environment, log, timestamp, write_report  # noqa: E402
+
+
+def discover() -> list[str]:
+    return sorted(p.stem.removeprefix("bench_") for p in HERE.glob("bench_*.py"))
+
+
+def _render_module_result(mod, res: dict) -> dict:
+    """Adapts a result rendered by the module's own hooks to the report."""
+    if hasattr(mod, "markdown") and not res.get("tables"):
+        try:
+            res = dict(res)
+            res["markdown"] = mod.markdown(res)
+        except Exception as e:
+            res["notes"] = list(res.get("notes", [])) + [f"markdown hook failed: {e}"]
+    return res
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_common_args(p)
+    p.add_argument("--only", default="", help="comma-separated benchmark names (default: all of %s)" % ", ".join(discover()))
+    p.add_argument("--skip", default="", help="comma-separated benchmark names to leave out")
+    p.add_argument("--results-dir", default=str(RESULTS_DIR))
+    p.add_argument("--tag", default=None, help="file name stem (default <device>-<timestamp>)")
+    p.add_argument("--max-out-pngs", type=int, default=4, help="PNGs written to $OUT (it takes few files)")
+    p.add_argument("--render", default=None, help="re-render a report JSON (tables, PNGs) and exit")
+    p.add_argument(
+        "--cpu-threads", type=int, default=1,
+        help="torch intra-op threads for --device cpu (default 1: OpenMP wake-ups on a busy machine cost "
+        "milliseconds per parallel op and would swamp per-call timings)",
+    )
+    names = discover()
+    mods = {}
+    for n in names:  # modules' own options, before parsing
+        try:
+            mods[n] = importlib.import_module(f"bench_{n}")
+            if hasattr(mods[n], "add_args"):
+                mods[n].add_args(p)
+        except Exception:
+            mods[n] = traceback.format_exc()
+    args = p.parse_args(argv)
+
+    if args.render:
+        report = json.loads(Path(args.render).read_text())
+        stem = Path(args.render).stem
+        plotters = {n: m.plot for n, m in mods.items() if not isinstance(m, str) and hasattr(m, "plot")}
+        files = write_report(report, Path(args.results_dir), stem, plotters=plotters)
+        print("\n".join(str(f) for f in files))
+        return 0
+
+    only = [s for s in args.only.split(",") if s]
+    skip = set(s for s in args.skip.split(",") if s)
+    unknown = [s for s in only + list(skip) if s not in names]
+    if unknown:
+        p.error(f"unknown benchmark(s) {unknown}; have {names}")
+    selected = [n for n in (only or names) if n not in skip]
+
+    if args.device.startswith("cuda") and not torch.cuda.is_available():
+        p.error("--device cuda but torch sees no GPU (use --device cpu)")
+    if args.device == "cpu" and args.cpu_threads > 0:
+        torch.set_num_threads(args.cpu_threads)
+    report = {
+        "environment": environment(args.device),
+        "quick": args.quick,
+        "argv": sys.argv[1:] if argv is None else list(argv),
+        "benchmarks": {},
+    }
+    log(f"bench: {', '.join(selected)} on {report['environment'].get('gpu') or report['environment']['cpu']}"
+        f" ({args.device}{', quick' if args.quick else ''}), commit {report['environment']['git_commit']}")
+    failed = []
+    t_all = time.time()
+    for n in selected:
+        mod = mods[n]
+        t0 = time.time()
+        log(f"== {n}")
+        if isinstance(mod, str):
+            res = {"error": mod}
+        else:
+            try:
+                res = mod.run(args) or {}
+                res = _render_module_result(mod, res)
+            except Exception:
+                res = {"error": traceback.format_exc()}
+        res["seconds"] = time.time() - t0
+        if res.get("error"):
+            failed.append(n)
+            log(res["error"])
+        log(f"== {n}: {res['seconds']:.1f} s")
+        report["benchmarks"][n] = res
+        if args.device.startswith("cuda"):
+            torch.cuda.synchronize()
+            torch.cuda.empty_cache()
+    report["seconds"] = time.time() - t_all
+
+    tag = args.tag or f"{args.device.split(':')[0]}-{timestamp()}"
+    plotters = {n: m.plot for n, m in mods.items() if not isinstance(m, str) and hasattr(m, "plot")}
+    targets = [(Path(args.results_dir), tag, None)]
+    if os.environ.get("OUT"):
+        targets.append((Path(os.environ["OUT"]), "bench", args.max_out_pngs))
+    for out_dir, stem, max_pngs in targets:
+        files = write_report(report, out_dir, stem, max_pngs=max_pngs, plotters=plotters)
+        log("wrote " + ", ".join(str(f) for f in files))
+
+    print((out_dir / f"{stem}.md").read_text())
+    log(f"bench: {report['seconds']:.0f} s in all" + (f"; FAILED: {', '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
