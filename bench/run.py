@@ -15,7 +15,8 @@ copies back only what is there) the same as ``$OUT/bench.json``,
     python bench/run.py                      # everything, on CUDA when present
     python bench/run.py --device cpu --quick # smoke run
     python bench/run.py --only overhead,cold_start
-    python bench/run.py --render bench/results/X.json   # re-draw a report here
+    python bench/run.py --render OUT/bench.json --tag h100-<commit>   # re-draw a report
+                                                  # (JSON, tables, PNGs) into bench/results/
 
 Exit status 1 if any benchmark raised (the others still run and report).
 """
@@ -81,7 +82,7 @@ def main(argv=None) -> int:
 
     if args.render:
         report = json.loads(Path(args.render).read_text())
-        stem = Path(args.render).stem
+        stem = args.tag or Path(args.render).stem
         plotters = {n: m.plot for n, m in mods.items() if not isinstance(m, str) and hasattr(m, "plot")}
         files = write_report(report, Path(args.results_dir), stem, plotters=plotters)
         print("\n".join(str(f) for f in files))
