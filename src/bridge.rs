@@ -98,8 +98,9 @@ pub(crate) mod ffi {
         fn new_empty(sizes: &[i64], dtype: i8, cuda_device: i16) -> Result<usize>;
         /// Whether float32 matrix products may use TF32 tensor cores, as
         /// `torch.backends.cuda.matmul.allow_tf32` (or
-        /// `torch.set_float32_matmul_precision`) says right now.
-        fn allow_tf32_matmul() -> bool;
+        /// `torch.set_float32_matmul_precision`) says right now. An error
+        /// where PyTorch raises one too (legacy and new precision APIs mixed).
+        fn allow_tf32_matmul() -> Result<bool>;
     }
 }
 

@@ -443,7 +443,7 @@ fn gemm_cuda(p: &Problem, dtype: DType, like: &TensorArg, stream: usize) -> Resu
             return sm90::launch(&q, dtype, device, stream, b_k, like);
         }
     }
-    let use_tf32 = dtype == DType::F32 && crate::bridge::ffi::allow_tf32_matmul();
+    let use_tf32 = dtype == DType::F32 && crate::bridge::ffi::allow_tf32_matmul().map_err(|e| anyhow::anyhow!("{e}"))?;
     let (tiles, table): (&[Tile], &[Layouts]) = match dtype {
         DType::F16 => (&HALF_TILES, &TC_F16),
         DType::BF16 => (&HALF_TILES, &TC_BF16),

@@ -233,6 +233,27 @@ def test_tf32_setting_is_read_at_call_time(monkeypatch):
     assert e_f32 < 1e-5 and 1e-4 < e_tf32 < 1e-3
 
 
+def test_mixed_tf32_apis_raise_instead_of_aborting():
+    """PyTorch raises when the legacy and new TF32 settings disagree; myns
+    must raise too (an exception crossing the C++/Rust boundary would abort)."""
+    m = torch.backends.cuda.matmul
+    if not hasattr(m, "fp32_precision"):
+        pytest.skip("no fp32_precision API in this torch")
+    a = torch.randn(64, 64, device="cuda")
+    try:
+        m.fp32_precision = "tf32"
+        try:
+            torch._C._get_cublas_allow_tf32()
+        except RuntimeError:
+            with pytest.raises(RuntimeError):
+                myns.matmul(a, a)
+        else:
+            myns.matmul(a, a)
+    finally:
+        m.fp32_precision = "ieee"
+        m.allow_tf32 = False
+
+
 def test_split_k_in_cuda_graph(monkeypatch):
     """The split-K workspace comes from PyTorch's allocator, so capture works."""
     monkeypatch.setenv("MYNS_MATMUL_KERNEL", "16/4")
