@@ -10,6 +10,7 @@
 #include <c10/cuda/CUDAStream.h>
 #include <torch/csrc/autograd/autograd_not_implemented_fallback.h>
 #include <torch/csrc/autograd/custom_function.h>
+#include <torch/csrc/autograd/functions/utils.h>
 #include <torch/library.h>
 
 #include <array>
@@ -154,67 +155,50 @@ struct RustKernel final : c10::OperatorKernel {
   size_t op_;
 };
 
-// Autograd: forward runs the op below autograd; backward asks Rust for the
-// gradient formula, which calls only dispatcher ops.
-struct RustFunction : public torch::autograd::Function<RustFunction> {
-  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx,
-                                                at::TensorList tensors,
-                                                const c10::OperatorHandle* h, size_t op,
-                                                const torch::jit::Stack* args,
-                                                const std::vector<int64_t>* tensor_pos) {
-    torch::jit::Stack stack = *args;
-    {
-      at::AutoDispatchBelowADInplaceOrView guard;
-      h->callBoxed(stack);
+// Autograd, as aten's generated kernels do it: when a graph must be
+// recorded, one RustNode per call holds the tensor inputs (and the outputs if
+// the op asks) as SavedVariables and the other arguments as IValues; the
+// forward runs below autograd on the dispatcher's own stack. Backward asks
+// Rust for the gradient formula, which calls only dispatcher ops.
+struct RustNode final : torch::autograd::Node {
+  explicit RustNode(size_t op) : op_(op) {}
+
+  torch::autograd::variable_list apply(torch::autograd::variable_list&& grads) override {
+    const size_t n_in = inputs_.size();
+    std::vector<c10::IValue> argv;
+    argv.reserve(args_.size());
+    for (size_t j = 0, k = 0; j < args_.size(); ++j) {
+      if (k < n_in && pos_[k] == j) {
+        argv.emplace_back(inputs_[k++].unpack());
+      } else {
+        argv.push_back(args_[j]);
+      }
     }
-    torch::autograd::variable_list outs;
-    outs.reserve(stack.size());
-    for (auto& v : stack) outs.push_back(std::move(v).toTensor());
+    std::vector<at::Tensor> outputs;
+    outputs.reserve(outputs_.size());
+    for (auto& s : outputs_) outputs.push_back(s.unpack(shared_from_this()));
 
-    // Non-tensor arguments go to saved_data; tensors through save_for_backward.
-    std::vector<c10::IValue> rest;
-    rest.reserve(args->size());
-    for (const auto& v : *args) rest.push_back(v.isTensor() ? c10::IValue() : v);
-    ctx->saved_data["args"] = c10::ivalue::Tuple::create(std::move(rest));
-    ctx->saved_data["pos"] = c10::List<int64_t>(*tensor_pos);
-    ctx->saved_data["op"] = static_cast<int64_t>(op);
-    std::vector<at::Tensor> saved(tensors.begin(), tensors.end());
-    if (op_saves_outputs(op)) saved.insert(saved.end(), outs.begin(), outs.end());
-    ctx->save_for_backward(saved);
-    return outs;
-  }
-
-  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
-                                                 torch::autograd::variable_list grads) {
-    const auto saved = ctx->get_saved_variables();
-    const size_t op = static_cast<size_t>(ctx->saved_data["op"].toInt());
-    const auto pos = ctx->saved_data["pos"].toIntList().vec();
-    const auto& elems = ctx->saved_data["args"].toTupleRef().elements();
-    std::vector<c10::IValue> argv(elems.begin(), elems.end());
-    const size_t n_in = pos.size();
-    for (size_t i = 0; i < n_in; ++i) argv[pos[i]] = saved[i];
-
-    std::vector<Arg> args, outputs, grad_args;
+    // Arg points into argv, outputs and grads: none of them changes below.
+    std::vector<Arg> args, out_args, grad_args;
+    args.reserve(argv.size());
     for (const auto& v : argv) args.push_back(to_arg(v, false, false));
-    for (size_t i = n_in; i < saved.size(); ++i) outputs.push_back(tensor_arg(saved[i], false, false));
+    for (const auto& t : outputs) out_args.push_back(tensor_arg(t, false, false));
     for (const auto& g : grads) grad_args.push_back(tensor_arg(g, false, false));
     std::vector<uint8_t> needs(n_in);
-    for (size_t i = 0; i < n_in; ++i) needs[i] = ctx->needs_input_grad(i);
+    for (size_t i = 0; i < n_in; ++i) needs[i] = task_should_compute_output(i);
 
     std::vector<size_t> outs(n_in, 0);
     size_t n = 0;
     try {
-      n = run_backward(op, rust::Slice<const Arg>(args.data(), args.size()),
-                       rust::Slice<const Arg>(outputs.data(), outputs.size()),
+      n = run_backward(op_, rust::Slice<const Arg>(args.data(), args.size()),
+                       rust::Slice<const Arg>(out_args.data(), out_args.size()),
                        rust::Slice<const Arg>(grad_args.data(), grad_args.size()),
                        rust::Slice<const uint8_t>(needs.data(), needs.size()),
                        rust::Slice<size_t>(outs.data(), outs.size()));
     } catch (const rust::Error& e) {
       TORCH_CHECK(false, e.what());
     }
-    // One gradient per forward input of apply(): the tensors, then the
-    // (non-differentiable) handle, op index, arguments and positions.
-    torch::autograd::variable_list result(n_in + 4);
+    torch::autograd::variable_list result(n_in);
     for (size_t i = 0; i < n && i < n_in; ++i) {
       if (outs[i] != 0) {
         std::unique_ptr<at::Tensor> t(reinterpret_cast<at::Tensor*>(outs[i]));
@@ -223,48 +207,73 @@ struct RustFunction : public torch::autograd::Function<RustFunction> {
     }
     return result;
   }
-};
 
-// Whether a call must go through RustFunction: grad mode is on and some
-// tensor input requires grad, or some input carries a forward-mode tangent
-// (which RustFunction rejects, as before).
-bool needs_autograd(const torch::jit::Stack& stack, size_t n) {
-  const bool grad_mode = c10::GradMode::is_enabled();
-  for (auto it = stack.end() - n; it != stack.end(); ++it) {
-    if (!it->isTensor()) continue;
-    const at::Tensor& t = it->toTensor();
-    if (!t.defined()) continue;
-    if (grad_mode && t.requires_grad()) return true;
-    if (t._fw_grad(/*level=*/0).defined()) return true;
+  std::string name() const override { return "myns::" + std::string(op_name(op_)) + "Backward"; }
+
+  void release_variables() override {
+    for (auto& s : inputs_) s.reset_data();
+    for (auto& s : outputs_) s.reset_data();
   }
-  return false;
-}
+
+  size_t op_;
+  std::vector<c10::IValue> args_;  // every argument; tensors as None
+  std::vector<size_t> pos_;        // argument position of each tensor input, ascending
+  std::vector<torch::autograd::SavedVariable> inputs_, outputs_;
+};
 
 struct RustAutogradKernel final : c10::OperatorKernel {
   explicit RustAutogradKernel(size_t op) : op_(op) {}
 
   void operator()(const c10::OperatorHandle& h, c10::DispatchKeySet ks, torch::jit::Stack* stack) {
     const size_t n = h.schema().arguments().size();
-    if (!needs_autograd(*stack, n)) {
-      // Nothing to record: run the kernel below autograd on the same stack
-      // (as aten's VariableType kernels do), with no Node, saved state or
-      // copies of the arguments.
+    const auto base = stack->end() - n;
+    const bool grad_mode = c10::GradMode::is_enabled();
+    bool record = false;
+    for (auto it = base; it != stack->end(); ++it) {
+      if (!it->isTensor()) continue;
+      const at::Tensor& t = it->toTensor();
+      if (!t.defined()) continue;
+      record |= grad_mode && t.requires_grad();
+      TORCH_CHECK(!t._fw_grad(/*level=*/0).defined(), "myns::", std::string(op_name(op_)),
+                  ": forward-mode AD (jvp) is not implemented");
+    }
+    std::shared_ptr<RustNode> node;
+    if (record) {
+      node = std::shared_ptr<RustNode>(new RustNode(op_), torch::autograd::deleteNode);
+      std::vector<at::Tensor> tensors;
+      node->args_.reserve(n);
+      for (size_t i = 0; i < n; ++i) {
+        const c10::IValue& v = base[i];
+        if (v.isTensor()) {
+          tensors.push_back(v.toTensor());
+          node->inputs_.emplace_back(v.toTensor(), /*is_output=*/false);
+          node->pos_.push_back(i);
+          node->args_.emplace_back();
+        } else {
+          node->args_.push_back(v);
+        }
+      }
+      node->set_next_edges(torch::autograd::collect_next_edges(at::TensorList(tensors)));
+    }
+    {
+      // The kernel runs below autograd on the same stack (no copies).
       at::AutoDispatchBelowADInplaceOrView guard;
       h.redispatchBoxed(ks & c10::after_autograd_keyset, stack);
-      return;
     }
-    torch::jit::Stack args(stack->end() - n, stack->end());
-    torch::jit::drop(*stack, n);
-    std::vector<at::Tensor> tensors;
-    std::vector<int64_t> pos;
-    for (size_t i = 0; i < n; ++i) {
-      if (args[i].isTensor()) {
-        tensors.push_back(args[i].toTensor());
-        pos.push_back(static_cast<int64_t>(i));
+    if (!node) return;
+    const size_t n_out = h.schema().returns().size();
+    const bool save = op_saves_outputs(op_);
+    for (auto it = stack->end() - n_out; it != stack->end(); ++it) {
+      const at::Tensor out = it->isTensor() ? it->toTensor() : at::Tensor();
+      const bool differentiable = out.defined() && torch::autograd::isDifferentiableType(out.scalar_type());
+      if (differentiable) {
+        torch::autograd::set_history(out, node);
+      } else {
+        node->add_input_metadata(torch::autograd::Node::undefined_input());
       }
+      // Saved after set_history, as outputs of this node (no reference cycle).
+      if (save) node->outputs_.emplace_back(out, /*is_output=*/differentiable);
     }
-    auto outs = RustFunction::apply(at::TensorList(tensors), &h, op_, &args, &pos);
-    for (auto& t : outs) stack->emplace_back(std::move(t));
   }
 
   size_t op_;
