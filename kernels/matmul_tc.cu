@@ -30,49 +30,78 @@ struct TcTile {
   static_assert(BK % 16 == 0, "k tile");
 };
 
-// Copies one BM x BK tile of a (or BK x BN of b) into shared memory.
-// `KC`: the operand's K-contiguous orientation; rows/cols of the stored tile:
-// KC: [R][BK] with R = BM (or BN); else [BK][R].
+// Streams one operand's tiles (BM x BK of a, or BK x BN of b) into shared
+// memory, one k-tile per `load`, in order. `KC`: the operand is K-contiguous
+// in memory; the stored tile is [R][BK] (KC) or [BK][R], R = BM or BN.
+// Thread `tid` copies chunks tid, tid + THREADS, ...: the same column of
+// chunks every THREADS / CPR rows, so one pointer (advanced by a k-tile per
+// call), a row step and a validity mask describe them all; only the last
+// (partial) k-tile computes K bounds.
 template <typename T, int R, int BK, int LD, int THREADS, bool KC>
-__device__ __forceinline__ void load_tile(T* s, const T* g, int64_t r0, int64_t R_total, int64_t k0, int64_t k_end,
-                                          int64_t ld, int tid) {
-  constexpr int VEC = 16 / sizeof(T);
-  if constexpr (KC) {
-    constexpr int CPR = BK / VEC, TOTAL = R * CPR;
+struct TileLoader {
+  static constexpr int VEC = 16 / sizeof(T);
+  static constexpr int CPR = KC ? BK / VEC : R / VEC;  // chunks per stored row
+  static constexpr int TOTAL = KC ? R * CPR : BK * CPR;
+  static constexpr int PER = (TOTAL + THREADS - 1) / THREADS;
+  static constexpr int ROWS_PER = THREADS / CPR;  // stored rows between a thread's chunks
+  static_assert(THREADS % CPR == 0, "a thread's chunks must share a column");
+  const T* base;
+  const T* ptr;     // chunk 0 at the next k-tile
+  int64_t row_step;  // elements from one of this thread's chunks to the next
+  int64_t step;      // elements per k-tile
+  int64_t k_next;
+  uint32_t rows_ok;  // bit i: chunk i's row (m or n) is in range (KC) / chunk i exists
+  int mn_bytes;      // MN-contiguous: in-range bytes of this thread's chunk column
+
+  __device__ __forceinline__ void init(const T* g, int64_t r0, int64_t R_total, int64_t k_begin, int64_t ld, int tid) {
+    base = g;
+    k_next = k_begin;
+    const int c0 = tid % CPR, row0 = tid / CPR;
+    rows_ok = 0;
+    if constexpr (KC) {
+      ptr = g + (r0 + row0) * ld + k_begin + c0 * VEC;
+      row_step = ROWS_PER * ld;
+      step = BK;
+      mn_bytes = 16;
 #pragma unroll
-    for (int i = 0; i < (TOTAL + THREADS - 1) / THREADS; ++i) {
-      const int c = tid + i * THREADS;
-      if (TOTAL % THREADS == 0 || c < TOTAL) {
-        const int r = c / CPR, kc = c % CPR;
-        const int64_t gr = r0 + r, gk = k0 + kc * VEC;
-        int bytes = 0;
-        const T* src = g;
-        if (gr < R_total && gk < k_end) {
-          bytes = static_cast<int>(min(k_end - gk, (int64_t)VEC)) * static_cast<int>(sizeof(T));
-          src = g + gr * ld + gk;
-        }
-        cp_async16(s + r * LD + kc * VEC, src, bytes);
-      }
-    }
-  } else {
-    constexpr int CPR = R / VEC, TOTAL = BK * CPR;
+      for (int i = 0; i < PER; ++i)
+        if ((TOTAL % THREADS == 0 || tid + i * THREADS < TOTAL) && r0 + row0 + i * ROWS_PER < R_total) rows_ok |= 1u << i;
+    } else {
+      const int64_t gr = r0 + c0 * VEC;
+      ptr = g + (k_begin + row0) * ld + gr;
+      row_step = ROWS_PER * ld;
+      step = BK * ld;
+      mn_bytes = gr < R_total ? static_cast<int>(min(R_total - gr, (int64_t)VEC) * sizeof(T)) : 0;
 #pragma unroll
-    for (int i = 0; i < (TOTAL + THREADS - 1) / THREADS; ++i) {
-      const int c = tid + i * THREADS;
-      if (TOTAL % THREADS == 0 || c < TOTAL) {
-        const int kr = c / CPR, rc = c % CPR;
-        const int64_t gk = k0 + kr, gr = r0 + rc * VEC;
-        int bytes = 0;
-        const T* src = g;
-        if (gk < k_end && gr < R_total) {
-          bytes = static_cast<int>(min(R_total - gr, (int64_t)VEC)) * static_cast<int>(sizeof(T));
-          src = g + gk * ld + gr;
-        }
-        cp_async16(s + kr * LD + rc * VEC, src, bytes);
-      }
+      for (int i = 0; i < PER; ++i)
+        if (TOTAL % THREADS == 0 || tid + i * THREADS < TOTAL) rows_ok |= 1u << i;
     }
   }
-}
+
+  __device__ __forceinline__ void load(T* s, int64_t k_end, int tid) {
+    const bool full = k_next + BK <= k_end;
+    const int c0 = tid % CPR, row0 = tid / CPR;
+#pragma unroll
+    for (int i = 0; i < PER; ++i) {
+      if (!(rows_ok >> i & 1)) continue;
+      const int row = row0 + i * ROWS_PER;
+      const T* src = ptr + i * row_step;
+      int nb;
+      if constexpr (KC) {
+        nb = 16;
+        if (!full) {
+          const int64_t left = k_end - (k_next + c0 * VEC);
+          nb = left <= 0 ? 0 : left >= VEC ? 16 : static_cast<int>(left) * static_cast<int>(sizeof(T));
+        }
+      } else {
+        nb = full || k_next + row < k_end ? mn_bytes : 0;
+      }
+      cp_async16(s + row * LD + c0 * VEC, nb ? src : base, nb);
+    }
+    ptr += step;
+    k_next += BK;
+  }
+};
 
 template <typename T, int BM, int BN, int BK, int WM, int WN, int STAGES, bool AK, bool BK_>
 __device__ __forceinline__ void tc_gemm(const GemmParams& p) {
@@ -103,10 +132,15 @@ __device__ __forceinline__ void tc_gemm(const GemmParams& p) {
     const int ktiles = k_end > k_begin ? static_cast<int>((k_end - k_begin + BK - 1) / BK) : 0;
     const int64_t lda = AK ? p.sam : p.sak, ldb = BK_ ? p.sbn : p.sbk;
 
+    TileLoader<T, BM, BK, A_LD, THREADS, AK> la;
+    TileLoader<T, BN, BK, B_LD, THREADS, BK_> lb;
+    la.init(a, m0, M, k_begin, lda, tid);
+    lb.init(b, n0, N, k_begin, ldb, tid);
+    // Tiles are loaded strictly in order (kt = 0, 1, 2, ...), into `stage`.
     auto load = [&](int stage, int kt) {
-      const int64_t k0 = k_begin + static_cast<int64_t>(kt) * BK;
-      load_tile<T, BM, BK, A_LD, THREADS, AK>(As + stage * Cfg::A_STAGE, a, m0, M, k0, k_end, lda, tid);
-      load_tile<T, BN, BK, B_LD, THREADS, BK_>(Bs + stage * Cfg::B_STAGE, b, n0, N, k0, k_end, ldb, tid);
+      (void)kt;
+      la.load(As + stage * Cfg::A_STAGE, k_end, tid);
+      lb.load(Bs + stage * Cfg::B_STAGE, k_end, tid);
     };
 
     float acc[MI][NI][4];
