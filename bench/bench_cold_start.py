@@ -24,6 +24,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
+ORDER = 20  # bench/run.py runs lower first
+
 
 def child(device: str, path: str) -> dict:
     """Runs in the fresh process; returns milliseconds."""

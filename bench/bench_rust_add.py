@@ -20,6 +20,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
+ORDER = 30  # bench/run.py runs lower first
+
 
 def binary() -> Path | None:
     cands = [os.environ.get("MYNS_BENCH_ADD_BIN"), ROOT / ".gpu/bin/example_bench_add", ROOT / "target/release/examples/bench_add"]

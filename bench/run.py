@@ -4,7 +4,9 @@ A benchmark is any ``bench/bench_<name>.py`` with ``run(args) -> dict`` (see
 bench/common.py for the dict). Optional module-level hooks:
 ``add_args(parser)`` for its own options, ``markdown(result) -> str`` and
 ``plot(result, path)`` to render its result itself instead of the generic
-tables and plot specs. Adding a benchmark needs no change here.
+tables and plot specs, ``ORDER`` (int, default 50) to run earlier or later.
+Adding a benchmark needs no change here. The report is rewritten after each
+benchmark (numbers only), so a run cut short still leaves what it measured.
 
 Writes, under ``--results-dir`` (default bench/results/):
 ``<tag>.json`` (environment + every result), ``<tag>.md`` (tables) and
@@ -44,6 +46,12 @@ def discover() -> list[str]:
     return sorted(p.stem.removeprefix("bench_") for p in HERE.glob("bench_*.py"))
 
 
+def run_order(names: list[str], mods: dict) -> list[str]:
+    """By each module's ``ORDER`` (default 50; the per-call and start-up
+    benchmarks go first, being short), then by name."""
+    return sorted(names, key=lambda n: (getattr(mods[n], "ORDER", 50) if not isinstance(mods[n], str) else 50, n))
+
+
 def _render_module_result(mod, res: dict) -> dict:
     """Adapts a result rendered by the module's own hooks to the report."""
     if hasattr(mod, "markdown") and not res.get("tables"):
@@ -63,6 +71,7 @@ def main(argv=None) -> int:
     p.add_argument("--results-dir", default=str(RESULTS_DIR))
     p.add_argument("--tag", default=None, help="file name stem (default <device>-<timestamp>)")
     p.add_argument("--max-out-pngs", type=int, default=4, help="PNGs written to $OUT (it takes few files)")
+    p.add_argument("--budget-s", type=float, default=None, help="start no benchmark after this many seconds")
     p.add_argument("--render", default=None, help="re-render a report JSON (tables, PNGs) and exit")
     p.add_argument(
         "--cpu-threads", type=int, default=1,
@@ -93,7 +102,7 @@ def main(argv=None) -> int:
     unknown = [s for s in only + list(skip) if s not in names]
     if unknown:
         p.error(f"unknown benchmark(s) {unknown}; have {names}")
-    selected = [n for n in (only or names) if n not in skip]
+    selected = run_order([n for n in (only or names) if n not in skip], mods)
 
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         p.error("--device cuda but torch sees no GPU (use --device cpu)")
@@ -107,11 +116,20 @@ def main(argv=None) -> int:
     }
     log(f"bench: {', '.join(selected)} on {report['environment'].get('gpu') or report['environment']['cpu']}"
         f" ({args.device}{', quick' if args.quick else ''}), commit {report['environment']['git_commit']}")
+    tag = args.tag or f"{args.device.split(':')[0]}-{timestamp()}"
+    plotters = {n: m.plot for n, m in mods.items() if not isinstance(m, str) and hasattr(m, "plot")}
+    targets = [(Path(args.results_dir), tag, None)]
+    if os.environ.get("OUT"):
+        targets.append((Path(os.environ["OUT"]), "bench", args.max_out_pngs))
     failed = []
     t_all = time.time()
     for n in selected:
         mod = mods[n]
         t0 = time.time()
+        if args.budget_s and t0 - t_all > args.budget_s:
+            report["benchmarks"][n] = {"notes": [f"not run: the --budget-s {args.budget_s:.0f} s was spent"], "seconds": 0.0}
+            log(f"== {n}: skipped (budget spent)")
+            continue
         log(f"== {n}")
         if isinstance(mod, str):
             res = {"error": mod}
@@ -127,16 +145,15 @@ def main(argv=None) -> int:
             log(res["error"])
         log(f"== {n}: {res['seconds']:.1f} s")
         report["benchmarks"][n] = res
+        report["seconds"] = time.time() - t_all
+        # Numbers so far (no plots), in case a later benchmark hangs or the run is cut off.
+        for out_dir, stem, _ in targets:
+            write_report(report, out_dir, stem, max_pngs=0)
         if args.device.startswith("cuda"):
             torch.cuda.synchronize()
             torch.cuda.empty_cache()
     report["seconds"] = time.time() - t_all
 
-    tag = args.tag or f"{args.device.split(':')[0]}-{timestamp()}"
-    plotters = {n: m.plot for n, m in mods.items() if not isinstance(m, str) and hasattr(m, "plot")}
-    targets = [(Path(args.results_dir), tag, None)]
-    if os.environ.get("OUT"):
-        targets.append((Path(os.environ["OUT"]), "bench", args.max_out_pngs))
     for out_dir, stem, max_pngs in targets:
         files = write_report(report, out_dir, stem, max_pngs=max_pngs, plotters=plotters)
         log("wrote " + ", ".join(str(f) for f in files))
