@@ -24,12 +24,13 @@ test: install test-rust test-python
 
 # Doc tests get no rpath from build.rs, hence LD_LIBRARY_PATH. The training
 # example and the downstream crate run without it: they must find libtorch
-# themselves. The docs must build without a warning.
+# themselves. The docs and clippy must pass without a warning.
 test-rust: build
 	LD_LIBRARY_PATH=$(TORCH_LIB) cargo test $(CARGO_FLAGS)
 	env -u LD_LIBRARY_PATH cargo run $(CARGO_FLAGS) --example train
 	env -u LD_LIBRARY_PATH cargo run $(CARGO_FLAGS) -p myns-downstream
 	RUSTDOCFLAGS="-D warnings" cargo doc $(CARGO_FLAGS) --no-deps
+	cargo clippy $(CARGO_FLAGS) --all-targets -- -D warnings
 
 test-python: install
 	$(PY) -m pytest -q tests/python

@@ -233,7 +233,7 @@ fn bind(device: usize) -> Result<()> {
 
 /// Launches `f` on `stream` with `params` (pointers to each kernel argument).
 #[inline]
-pub fn launch(
+pub(crate) fn launch(
     f: sys::CUfunction,
     grid: (u32, u32, u32),
     block: (u32, u32, u32),

@@ -196,9 +196,10 @@ fn versions_and_capabilities() {
         let n = l.myns_op_count();
         let names = op_names();
         assert!(names.contains(&"add".to_string()) && names.contains(&"matmul".to_string()), "{names:?}");
-        for i in 0..n {
+        assert_eq!(names.len(), n);
+        for (i, name) in names.iter().enumerate() {
             let schema = cstr(l.myns_op_schema(i));
-            assert!(schema.starts_with(&format!("{}(", names[i])), "{schema}");
+            assert!(schema.starts_with(&format!("{name}(")), "{schema}");
             assert!(!cstr(l.myns_op_doc(i)).is_empty());
         }
         assert!(l.myns_op_name(n).is_null() && l.myns_op_schema(n).is_null() && l.myns_op_doc(n).is_null());

@@ -218,6 +218,7 @@ struct Tile {
     eff: f64,
 }
 
+#[allow(clippy::too_many_arguments)]
 const fn tile(name: &'static str, bm: i64, bn: i64, bk: i64, stages: i64, threads: u32, per_sm: i64, eff: f64) -> Tile {
     Tile { name, bm, bn, bk, stages, threads, per_sm, eff }
 }
@@ -293,10 +294,11 @@ static REDUCE: cuda::DTypeKernels = crate::dtype_kernels!(kernels::MATMUL_TC, "m
 /// for b) and reduction length `k`, strides `sr`/`sk`/`sbatch` (elements):
 /// `Some(true)` K-contiguous, `Some(false)` rows-contiguous, both with
 /// 16-byte-aligned rows (and batches); `None`: only the generic kernel can.
+#[allow(clippy::too_many_arguments)]
 fn operand_layout(ptr: usize, batch: i64, rows: i64, k: i64, sbatch: i64, sr: i64, sk: i64, elem: i64) -> Option<bool> {
     let vec = 16 / elem;
     let aligned = |stride: i64, len: i64| len <= 1 || stride % vec == 0;
-    if ptr % 16 != 0 || !aligned(sbatch, batch) {
+    if !ptr.is_multiple_of(16) || !aligned(sbatch, batch) {
         return None;
     }
     if (sk == 1 || k == 1) && aligned(sr, rows) {
@@ -438,10 +440,8 @@ fn gemm_cuda(p: &Problem, dtype: DType, like: &TensorArg, stream: usize) -> Resu
         (a_k, b_k) = (b_k, a_k);
     }
 
-    if matches!(dtype, DType::F16 | DType::BF16) {
-        if sm90::wanted(&q, a_k, b_k, &force, &info) {
-            return sm90::launch(&q, dtype, device, stream, b_k, like);
-        }
+    if matches!(dtype, DType::F16 | DType::BF16) && sm90::wanted(&q, a_k, b_k, &force, &info) {
+        return sm90::launch(&q, dtype, device, stream, b_k, like);
     }
     let use_tf32 = dtype == DType::F32 && crate::bridge::ffi::allow_tf32_matmul().map_err(|e| anyhow::anyhow!("{e}"))?;
     let (tiles, table): (&[Tile], &[Layouts]) = match dtype {
