@@ -1,8 +1,8 @@
 //! `myns::matmul(Tensor a, Tensor b) -> Tensor`: `[M, K] @ [K, N] -> [M, N]`.
 //! Inputs may have any strides (transposed views need no copy).
 //!
-//! Also the GEMM engine `myns::bmm` shares: [`Problem`] describes a batched,
-//! strided product and [`gemm`] runs it on the CPU or picks a CUDA kernel:
+//! Also the GEMM engine `myns::bmm` shares: `Problem` describes a batched,
+//! strided product and `gemm` runs it on the CPU or picks a CUDA kernel:
 //! - float16/bfloat16: tensor cores: the mma.sync kernels (kernels/matmul_tc.cu),
 //!   or on compute capability 9.0 the wgmma + TMA kernel
 //!   (kernels/matmul_sm90a.cu, built for sm_90a only) for large problems;
