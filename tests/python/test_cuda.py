@@ -102,3 +102,18 @@ def test_first_launch_on_a_fresh_thread():
     t.join()
     assert "err" not in result, result.get("err")
     torch.testing.assert_close(result["out"], a @ a)
+
+
+def test_out_of_memory_is_an_error_and_the_process_recovers():
+    """An output allocation that cannot be met raises (PyTorch's "CUDA out of
+    memory" message, a RuntimeError) and later calls work."""
+    free, _ = torch.cuda.mem_get_info()
+    x = torch.empty(int(free * 0.4) // 4, device="cuda")
+    outs = []
+    with pytest.raises(RuntimeError, match="out of memory"):
+        for _ in range(4):  # the third copy cannot fit
+            outs.append(myns.scale(x, 2.0))
+    del outs, x
+    torch.cuda.empty_cache()
+    a = torch.ones(16, device="cuda")
+    torch.testing.assert_close(myns.add(a, a), torch.full((16,), 2.0, device="cuda"))
