@@ -191,9 +191,6 @@ impl<'a> TensorArg<'a> {
     pub fn error(&self, msg: impl std::fmt::Display) -> anyhow::Error {
         anyhow::anyhow!("myns::{}: argument `{}` {msg}", self.spec.name, self.name())
     }
-    pub fn raw_dtype(&self) -> i8 {
-        self.arg.dtype
-    }
     /// The dtype, or an error naming it if myns does not support it.
     pub fn dtype(&self) -> Result<DType> {
         DType::from_raw(self.arg.dtype).ok_or_else(|| {

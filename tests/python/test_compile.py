@@ -10,7 +10,6 @@ import torch
 import torch._dynamo.testing
 
 import myns
-from conftest import DEVICES
 
 
 class TinyMLP(torch.nn.Module):

@@ -41,7 +41,6 @@ device_st = st.sampled_from(DEVICES)
 def check(name, args, dtype):
     expected = reference(name, args)
     out = call(name, args)
-    tol_scale = 1.0
     assert matches(out, expected, dtype), f"{name} wrong for shapes {[tuple(a.shape) for a in args if isinstance(a, torch.Tensor)]}"
 
 
