@@ -112,9 +112,9 @@ def run(args) -> dict:
         grid = [(1, 512), (4096, 4096)] if device == "cuda" else [(4, 512)]
         dtypes = [torch.bfloat16]
     else:
-        # Each shape costs five torch.compile runs: a spread of small, skinny and
-        # large problems, ending with the 16384 x 8192 reference shape.
-        grid = [(1, 512), (32, 4096), (1024, 16384), (32768, 512), (4096, 4096), (16384, 8192)]
+        # Rows 1..32768 by hidden 512..16384, ending with the 16384 x 8192
+        # reference shape. Each shape costs five torch.compile runs.
+        grid = [(r, h) for r in (1, 64, 1024, 8192, 32768) for h in (512, 2048, 8192, 16384)] + [(16384, 8192)]
         dtypes = [torch.bfloat16, torch.float32]
     rows_out = []
     for dtype in dtypes:

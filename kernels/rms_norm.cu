@@ -1,6 +1,6 @@
 // RMS norm over the last dimension of a contiguous [rows, H] buffer:
 // y = x * rsqrt(mean(x^2) + eps) * w, accumulated in float (double for f64).
-// One block per row (grid-strided); the row is read twice, the second time
+// A block or a warp per row (grid-strided); the row is read twice, the second time
 // from cache, so DRAM traffic is one read and one write.
 #include "rows.cuh"
 
@@ -18,7 +18,7 @@ __device__ void rms_norm_impl(const T* __restrict__ x, const T* __restrict__ w, 
   const int64_t hv = H / N;
   const bool cached = hv <= (int64_t)C * blockDim.x;
   const P* wp = reinterpret_cast<const P*>(w);
-  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+  for (int64_t r = myns::first_row(); r < rows; r += myns::row_step()) {
     const P* xp = reinterpret_cast<const P*>(x + r * H);
     P* yp = reinterpret_cast<P*>(y + r * H);
     A ss = 0;
@@ -45,7 +45,7 @@ __device__ void rms_norm_impl(const T* __restrict__ x, const T* __restrict__ w, 
         for (int k = 0; k < N; ++k) { const A v = to_acc(p.v[k]); ss += v * v; }
       }
     }
-    const A inv = rsqrt(myns::block_sum(ss) / A(H) + A(eps));
+    const A inv = rsqrt(myns::row_sum(ss) / A(H) + A(eps));
     if (cached) {
 #pragma unroll
       for (int c = 0; c < C; ++c) {
@@ -79,7 +79,7 @@ __device__ void fused_add_rms_norm_impl(T* __restrict__ x, T* __restrict__ res, 
   using P = Pack<T, N>;
   const int64_t hv = H / N;
   const P* wp = reinterpret_cast<const P*>(w);
-  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+  for (int64_t r = myns::first_row(); r < rows; r += myns::row_step()) {
     P* xp = reinterpret_cast<P*>(x + r * H);
     P* rp = reinterpret_cast<P*>(res + r * H);
     A ss = 0;
@@ -94,7 +94,7 @@ __device__ void fused_add_rms_norm_impl(T* __restrict__ x, T* __restrict__ res, 
       }
       rp[i] = s;
     }
-    const A inv = rsqrt(myns::block_sum(ss) / A(H) + A(eps));
+    const A inv = rsqrt(myns::row_sum(ss) / A(H) + A(eps));
     // Each thread re-reads only the elements it wrote itself.
     for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
       const P s = rp[i], q = wp[i];
@@ -134,8 +134,8 @@ __device__ void rms_norm_backward_impl(const T* __restrict__ g, const T* __restr
         dot += to_acc(b.v[k]) * to_acc(c.v[k]) * v;
       }
     }
-    const A rr = rsqrt(myns::block_sum(ss) / A(H) + A(eps));
-    const A mean_dot = myns::block_sum(dot) * rr / A(H);  // mean(g*w*xhat)
+    const A rr = rsqrt(myns::row_sum(ss) / A(H) + A(eps));
+    const A mean_dot = myns::row_sum(dot) * rr / A(H);  // mean(g*w*xhat)
     for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
       const P a = xp[i], b = gp[i], c = wp[i];
       P o;
@@ -151,18 +151,18 @@ __device__ void rms_norm_backward_impl(const T* __restrict__ g, const T* __restr
   }
 }
 
-#define MYNS_RMS(suffix, T, N)                                                                        \
-  extern "C" __global__ void rms_norm_##suffix(const T* x, const T* w, T* y, int64_t rows, int64_t H,  \
-                                               double eps) {                                          \
-    rms_norm_impl<T, N>(x, w, y, rows, H, eps);                                                       \
-  }                                                                                                   \
-  extern "C" __global__ void fused_add_rms_norm_##suffix(T* x, T* res, const T* w, int64_t rows,      \
-                                                         int64_t H, double eps) {                     \
-    fused_add_rms_norm_impl<T, N>(x, res, w, rows, H, eps);                                           \
-  }                                                                                                   \
-  extern "C" __global__ void rms_norm_backward_##suffix(const T* g, const T* x, const T* w, T* gx,     \
-                                                        typename Acc<T>::type* partial, int64_t rows, \
-                                                        int64_t H, double eps) {                      \
-    rms_norm_backward_impl<T, N>(g, x, w, gx, partial, rows, H, eps);                                 \
+#define MYNS_RMS(suffix, T, N)                                                                                        \
+  extern "C" __global__ void MYNS_ROW_BOUNDS rms_norm_##suffix(const T* x, const T* w, T* y, int64_t rows, int64_t H, \
+                                               double eps) {                                                          \
+    rms_norm_impl<T, N>(x, w, y, rows, H, eps);                                                                       \
+  }                                                                                                                   \
+  extern "C" __global__ void MYNS_ROW_BOUNDS fused_add_rms_norm_##suffix(T* x, T* res, const T* w, int64_t rows,      \
+                                                         int64_t H, double eps) {                                     \
+    fused_add_rms_norm_impl<T, N>(x, res, w, rows, H, eps);                                                           \
+  }                                                                                                                   \
+  extern "C" __global__ void MYNS_ROW_BOUNDS rms_norm_backward_##suffix(const T* g, const T* x, const T* w, T* gx,    \
+                                                        typename Acc<T>::type* partial, int64_t rows,                 \
+                                                        int64_t H, double eps) {                                      \
+    rms_norm_backward_impl<T, N>(g, x, w, gx, partial, rows, H, eps);                                                 \
   }
 MYNS_FOR_EACH_FLOAT_VEC(MYNS_RMS)

@@ -1,8 +1,13 @@
 // Helpers for row-wise kernels (norms, softmax): 16-byte vector packs and
-// block-wide reductions. A block handles whole rows; blockDim.x is a multiple
-// of 32 and at most 1024.
+// reductions over the threads of a row. blockDim.x is a multiple of 32 and at
+// most MYNS_ROW_MAX_THREADS.
 #pragma once
 #include "common.cuh"
+
+// Row kernels take at most this many threads per block (src/rowwise.rs caps
+// its launches to match), which lets each thread have up to 128 registers.
+#define MYNS_ROW_MAX_THREADS 512
+#define MYNS_ROW_BOUNDS __launch_bounds__(MYNS_ROW_MAX_THREADS)
 
 namespace myns {
 
@@ -12,38 +17,63 @@ struct alignas(sizeof(T) * N) Pack {
   T v[N];
 };
 
-template <typename A>
-__device__ __forceinline__ A warp_sum(A v) {
+// Row kernels run either a block per row (blockDim.y == 1, any multiple of 32
+// threads) or, for short rows, a warp per row with blockDim.y rows per block
+// (so short rows still fill the SMs). Reductions are then warp-only.
+__device__ __forceinline__ int64_t first_row() { return (int64_t)blockIdx.x * blockDim.y + threadIdx.y; }
+__device__ __forceinline__ int64_t row_step() { return (int64_t)gridDim.x * blockDim.y; }
+
+struct Sum {
+  template <typename A>
+  __device__ __forceinline__ A operator()(A a, A b) const { return a + b; }
+};
+struct Max {
+  // fmax ignores a NaN operand; callers that must propagate NaN do so later.
+  __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }
+  __device__ __forceinline__ double operator()(double a, double b) const { return fmax(a, b); }
+};
+
+__device__ __forceinline__ float shfl_xor(float v, int o) { return __shfl_xor_sync(0xffffffffu, v, o); }
+__device__ __forceinline__ double shfl_xor(double v, int o) { return __shfl_xor_sync(0xffffffffu, v, o); }
+
+template <typename A, typename Op>
+__device__ __forceinline__ A warp_reduce(A v, Op op) {
 #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  for (int o = 16; o > 0; o >>= 1) v = op(v, shfl_xor(v, o));
   return v;
 }
 
-// Sum over the block, returned to every thread.
-template <typename A>
-__device__ __forceinline__ A block_sum(A v) {
+// Reduction over the threads sharing a row, returned to each of them.
+// `identity` pads the warps a block does not have.
+template <typename A, typename Op>
+__device__ __forceinline__ A row_reduce(A v, Op op, A identity) {
+  v = warp_reduce(v, op);
+  if (blockDim.x == 32) return v;  // a warp per row
   // Slot 32 holds the result, so warp 0 never overwrites a slot it reads.
   __shared__ A sh[33];
-  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
-  v = warp_sum(v);
+  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
   __syncthreads();  // earlier readers of sh are done
   if (lane == 0) sh[wid] = v;
   __syncthreads();
   if (wid == 0) {
-    v = lane < nw ? sh[lane] : A(0);
-    v = warp_sum(v);
+    v = warp_reduce(lane < nw ? sh[lane] : identity, op);
     if (lane == 0) sh[32] = v;
   }
   __syncthreads();
   return sh[32];
 }
 
-// exp for the accumulation type: the fast hardware approximation in float
-// (relative error ~1e-7 in range, far below half/bfloat16 rounding and within
-// float32's), the exact one in double.
+template <typename A>
+__device__ __forceinline__ A row_sum(A v) { return row_reduce(v, Sum{}, A(0)); }
+template <typename A>
+__device__ __forceinline__ A row_max(A v) { return row_reduce(v, Max{}, A(-INFINITY)); }
+
+// exp and 1/x for the accumulation type: the fast hardware approximations in
+// float (relative error ~1e-7 in range, far below half/bfloat16 rounding and
+// within float32's), the exact ones in double.
 __device__ __forceinline__ float fast_exp(float x) { return __expf(x); }
 __device__ __forceinline__ double fast_exp(double x) { return exp(x); }
-__device__ __forceinline__ float fast_rcp(float x) { return __frcp_rn(x); }
+__device__ __forceinline__ float fast_rcp(float x) { return __fdividef(1.0f, x); }
 __device__ __forceinline__ double fast_rcp(double x) { return 1.0 / x; }
 
 // Packs each thread keeps in registers between a row's two passes, so the
@@ -77,28 +107,17 @@ __device__ __forceinline__ void push(MaxSum<A>& st, A v) {
 }
 
 template <typename A>
-__device__ __forceinline__ MaxSum<A> block_max_sum(MaxSum<A> v) {
-  __shared__ MaxSum<A> sh[33];
-  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) {
-    MaxSum<A> other{__shfl_xor_sync(0xffffffffu, v.m, o), __shfl_xor_sync(0xffffffffu, v.s, o)};
-    v = combine(v, other);
-  }
-  __syncthreads();
-  if (lane == 0) sh[wid] = v;
-  __syncthreads();
-  if (wid == 0) {
-    v = lane < nw ? sh[lane] : MaxSum<A>{-INFINITY, A(0)};
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-      MaxSum<A> other{__shfl_xor_sync(0xffffffffu, v.m, o), __shfl_xor_sync(0xffffffffu, v.s, o)};
-      v = combine(v, other);
-    }
-    if (lane == 0) sh[32] = v;
-  }
-  __syncthreads();
-  return sh[32];
+__device__ __forceinline__ MaxSum<A> shfl_xor(MaxSum<A> v, int o) {
+  return {shfl_xor(v.m, o), shfl_xor(v.s, o)};
+}
+struct Combine {
+  template <typename A>
+  __device__ __forceinline__ MaxSum<A> operator()(MaxSum<A> a, MaxSum<A> b) const { return combine(a, b); }
+};
+
+template <typename A>
+__device__ __forceinline__ MaxSum<A> row_max_sum(MaxSum<A> v) {
+  return row_reduce(v, Combine{}, MaxSum<A>{-INFINITY, A(0)});
 }
 
 }  // namespace myns

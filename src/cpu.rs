@@ -12,18 +12,21 @@ pub trait Real:
     Copy + Default + PartialOrd + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Div<Output = Self>
 {
     fn from_f64(x: f64) -> Self;
+    fn to_f64(self) -> f64;
     fn exp(self) -> Self;
     fn sqrt(self) -> Self;
     const NEG_INF: Self;
 }
 impl Real for f32 {
     fn from_f64(x: f64) -> Self { x as f32 }
+    fn to_f64(self) -> f64 { self as f64 }
     fn exp(self) -> Self { f32::exp(self) }
     fn sqrt(self) -> Self { f32::sqrt(self) }
     const NEG_INF: Self = f32::NEG_INFINITY;
 }
 impl Real for f64 {
     fn from_f64(x: f64) -> Self { x }
+    fn to_f64(self) -> f64 { self }
     fn exp(self) -> Self { f64::exp(self) }
     fn sqrt(self) -> Self { f64::sqrt(self) }
     const NEG_INF: Self = f64::NEG_INFINITY;
@@ -54,6 +57,15 @@ impl Elem for bf16 {
     type Acc = f32;
     fn to_acc(self) -> f32 { self.to_f32() }
     fn from_acc(x: f32) -> Self { bf16::from_f32(x) }
+}
+
+/// Sum of `f` over `items`, accumulated in f64: a row's sequential sum in
+/// float32 would lose accuracy with its length (the GPU kernels sum in a tree).
+pub fn sum<I, A: Real>(items: I, f: impl Fn(I::Item) -> A) -> A
+where
+    I: IntoIterator,
+{
+    A::from_f64(items.into_iter().fold(0.0, |s, x| s + f(x).to_f64()))
 }
 
 /// Runs `$body` with `$T` bound to the Rust element type of `$dtype`.

@@ -2,25 +2,21 @@
 //! contiguous buffer (norms, softmax, SwiGLU, scaling): shape and argument
 //! checks, the vector-or-scalar kernel choice and launch configuration.
 
-use crate::cuda::Kernel;
-use crate::registry::{DType, TensorArg};
+use crate::cuda::{self, DTypeKernels, Kernel};
+use crate::registry::{Call, DType, TensorArg};
 use anyhow::Result;
+use cudarc::driver::sys;
+use std::ffi::c_void;
 
 /// `<name>_vec_<dtype>` (16-byte packs) and `<name>_scalar_<dtype>` kernels.
 pub struct RowKernels {
-    pub vec: [Kernel; 4],
-    pub scalar: [Kernel; 4],
+    pub vec: DTypeKernels,
+    pub scalar: DTypeKernels,
 }
 
 impl RowKernels {
     pub fn pick(&self, dtype: DType, vec: bool) -> &Kernel {
-        let i = match dtype {
-            DType::F32 => 0,
-            DType::F64 => 1,
-            DType::F16 => 2,
-            DType::BF16 => 3,
-        };
-        if vec { &self.vec[i] } else { &self.scalar[i] }
+        if vec { self.vec.get(dtype) } else { self.scalar.get(dtype) }
     }
 }
 
@@ -29,33 +25,25 @@ impl RowKernels {
 macro_rules! row_kernels {
     ($module:path, $name:literal) => {
         $crate::rowwise::RowKernels {
-            vec: [
-                $crate::cuda::Kernel::new(&$module, concat!($name, "_vec_f32")),
-                $crate::cuda::Kernel::new(&$module, concat!($name, "_vec_f64")),
-                $crate::cuda::Kernel::new(&$module, concat!($name, "_vec_f16")),
-                $crate::cuda::Kernel::new(&$module, concat!($name, "_vec_bf16")),
-            ],
-            scalar: [
-                $crate::cuda::Kernel::new(&$module, concat!($name, "_scalar_f32")),
-                $crate::cuda::Kernel::new(&$module, concat!($name, "_scalar_f64")),
-                $crate::cuda::Kernel::new(&$module, concat!($name, "_scalar_f16")),
-                $crate::cuda::Kernel::new(&$module, concat!($name, "_scalar_bf16")),
-            ],
+            vec: $crate::cuda::DTypeKernels {
+                f32: $crate::cuda::Kernel::new(&$module, concat!($name, "_vec_f32")),
+                f64: $crate::cuda::Kernel::new(&$module, concat!($name, "_vec_f64")),
+                f16: $crate::cuda::Kernel::new(&$module, concat!($name, "_vec_f16")),
+                bf16: $crate::cuda::Kernel::new(&$module, concat!($name, "_vec_bf16")),
+            },
+            scalar: $crate::cuda::DTypeKernels {
+                f32: $crate::cuda::Kernel::new(&$module, concat!($name, "_scalar_f32")),
+                f64: $crate::cuda::Kernel::new(&$module, concat!($name, "_scalar_f64")),
+                f16: $crate::cuda::Kernel::new(&$module, concat!($name, "_scalar_f16")),
+                bf16: $crate::cuda::Kernel::new(&$module, concat!($name, "_scalar_bf16")),
+            },
         }
     };
 }
 
-pub fn elem_size(dtype: DType) -> usize {
-    match dtype {
-        DType::F16 | DType::BF16 => 2,
-        DType::F32 => 4,
-        DType::F64 => 8,
-    }
-}
-
 /// Elements per 16-byte pack.
 pub fn pack(dtype: DType) -> i64 {
-    16 / elem_size(dtype) as i64
+    16 / dtype.size() as i64
 }
 
 /// Whether the 16-byte pack kernels apply: every buffer aligned and each row a
@@ -64,16 +52,58 @@ pub fn can_vectorize(dtype: DType, row_len: i64, ptrs: &[usize]) -> bool {
     row_len % pack(dtype) == 0 && ptrs.iter().all(|p| p % 16 == 0)
 }
 
-/// Threads per block for one row of `units` packs: about four packs per
-/// thread, a multiple of 32, at most 1024.
-pub fn threads_for(units: i64) -> u32 {
-    let t = (units + 3) / 4;
-    (((t + 31) / 32) * 32).clamp(32, 1024) as u32
+/// kernels/rows.cuh `MYNS_ROW_MAX_THREADS`: the kernels' launch bound.
+const MAX_THREADS: i64 = 512;
+
+/// Which threads of a row kernel (kernels/rows.cuh) take which row.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Rows {
+    /// A block per row, or a warp per row with several rows per block.
+    BlockOrWarp,
+    /// A block per row: the kernel keeps per-block state (at most this many blocks).
+    Block { max_blocks: i64 },
 }
 
-/// Blocks for a grid-strided loop over `rows` (one block per row).
-pub fn blocks_for(rows: i64) -> u32 {
-    rows.clamp(1, 1 << 20) as u32
+/// A row kernel's variant and launch shape.
+pub struct RowLaunch {
+    f: sys::CUfunction,
+    grid: u32,
+    block: (u32, u32),
+}
+
+impl RowLaunch {
+    /// For `rows` rows of `h` elements in the buffers `ptrs` (on `x`'s device):
+    /// the 16-byte pack variant when the buffers allow it, and about four
+    /// packs per thread. Rows too few to fill the GPU get a pack per thread
+    /// (less work in sequence per thread); rows of at most 128 packs a warp
+    /// each, 8 rows per block (an SM holds at most 32 blocks, so one-warp
+    /// blocks would leave half its threads idle).
+    pub fn new(kernels: &RowKernels, x: &TensorArg, ptrs: &[usize], rows: i64, h: i64, layout: Rows) -> Result<RowLaunch> {
+        let dtype = x.dtype()?;
+        let device = x.device_index().max(0) as usize;
+        let vec = can_vectorize(dtype, h, ptrs);
+        let f = kernels.pick(dtype, vec).function(device)?;
+        let units = if vec { h / pack(dtype) } else { h };
+        let sms = cuda::device_info(device)?.sms as i64;
+        let whole_warps = |t: i64| ((t + 31) / 32 * 32).clamp(32, MAX_THREADS);
+        let bx = if rows <= sms { whole_warps(units) } else { whole_warps((units + 3) / 4) };
+        let (by, max_blocks) = match layout {
+            Rows::BlockOrWarp if bx == 32 => (8, 1 << 20),
+            Rows::BlockOrWarp => (1, 1 << 20),
+            Rows::Block { max_blocks } => (1, max_blocks),
+        };
+        let grid = ((rows + by - 1) / by).clamp(1, max_blocks) as u32;
+        Ok(RowLaunch { f, grid, block: (bx as u32, by as u32) })
+    }
+
+    pub fn blocks(&self) -> u32 {
+        self.grid
+    }
+
+    /// Launches on `stream` with `params` (pointers to each kernel argument).
+    pub fn launch(&self, call: &Call, stream: usize, params: &mut [*mut c_void]) -> Result<()> {
+        cuda::launch(self.f, (self.grid, 1, 1), (self.block.0, self.block.1, 1), 0, stream, params).map_err(|e| call.error(e))
+    }
 }
 
 /// Rows and row length of `x` over its last dimension (0-d counts as one row of one).
@@ -85,7 +115,7 @@ pub fn rows_of(x: &TensorArg) -> Result<(i64, i64)> {
 }
 
 /// Checks a float scalar argument is finite and at least `min`.
-pub fn check_scalar(call: &crate::registry::Call, i: usize, min: f64) -> Result<f64> {
+pub fn check_scalar(call: &Call, i: usize, min: f64) -> Result<f64> {
     let v = call.float(i)?;
     if !v.is_finite() || v < min {
         return Err(call.error(format_args!(

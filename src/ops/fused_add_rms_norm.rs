@@ -6,7 +6,7 @@ use crate::bridge::DeviceKind;
 use crate::cpu::{self, Elem};
 use crate::ops::rms_norm::{check_norm_args, inv_rms};
 use crate::registry::{dispatch, Backend, Call, OpSpec, TensorArg, Value};
-use crate::rowwise::{self, RowKernels};
+use crate::rowwise::{self, RowKernels, RowLaunch, Rows};
 use crate::cuda;
 use anyhow::Result;
 use std::sync::OnceLock;
@@ -80,16 +80,12 @@ fn forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
             crate::with_elem!(dtype, T => fused_cpu::<T>(cx.ptr, cr.ptr, cw.ptr, rows as usize, h as usize, eps))
         }
         Backend::Cuda { stream } if x.device() == DeviceKind::Cuda => {
-            let vec = rowwise::can_vectorize(dtype, h, &[cx.ptr, cr.ptr, cw.ptr]);
-            let f = KERNELS.pick(dtype, vec).function(x.device_index() as usize)?;
-            let units = if vec { h / rowwise::pack(dtype) } else { h };
+            let launch = RowLaunch::new(&KERNELS, &x, &[cx.ptr, cr.ptr, cw.ptr], rows, h, Rows::BlockOrWarp)?;
             let (px, pr, pw) = (cx.ptr as u64, cr.ptr as u64, cw.ptr as u64);
             let mut params = [cuda::arg(&px), cuda::arg(&pr), cuda::arg(&pw), cuda::arg(&rows), cuda::arg(&h), cuda::arg(&eps)];
-            let block = rowwise::threads_for(units);
-            cuda::launch(f, (rowwise::blocks_for(rows), 1, 1), (block, 1, 1), 0, stream, &mut params)
-                .map_err(|e| call.error(e))?;
+            launch.launch(call, stream, &mut params)?;
         }
-        _ => return Err(x.error(format_args!("is on {}, which myns does not support", x.device_string()))),
+        _ => return Err(x.unsupported_device()),
     }
     cx.write_back(&x)?;
     cr.write_back(&r)?;

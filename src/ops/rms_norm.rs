@@ -5,7 +5,7 @@
 use crate::bridge::DeviceKind;
 use crate::cpu::{self, Elem, Real};
 use crate::registry::{dispatch, dispatch1, BackwardCtx, Backend, Call, OpSpec, TensorArg, Value};
-use crate::rowwise::{self, RowKernels};
+use crate::rowwise::{self, RowKernels, RowLaunch, Rows};
 use crate::cuda;
 use anyhow::{bail, Result};
 use std::sync::OnceLock;
@@ -116,16 +116,12 @@ fn forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
             crate::with_elem!(dtype, T => rms_norm_cpu::<T>(cx.ptr, cw.ptr, po, rows as usize, h as usize, eps))
         }
         Backend::Cuda { stream } if x.device() == DeviceKind::Cuda => {
-            let vec = rowwise::can_vectorize(dtype, h, &[cx.ptr, cw.ptr, po]);
-            let f = KERNELS.pick(dtype, vec).function(x.device_index() as usize)?;
-            let units = if vec { h / rowwise::pack(dtype) } else { h };
+            let launch = RowLaunch::new(&KERNELS, &x, &[cx.ptr, cw.ptr, po], rows, h, Rows::BlockOrWarp)?;
             let (px, pw, po) = (cx.ptr as u64, cw.ptr as u64, po as u64);
             let mut params = [cuda::arg(&px), cuda::arg(&pw), cuda::arg(&po), cuda::arg(&rows), cuda::arg(&h), cuda::arg(&eps)];
-            let block = rowwise::threads_for(units);
-            cuda::launch(f, (rowwise::blocks_for(rows), 1, 1), (block, 1, 1), 0, stream, &mut params)
-                .map_err(|e| call.error(e))?;
+            launch.launch(call, stream, &mut params)?;
         }
-        _ => return Err(x.error(format_args!("is on {}, which myns does not support", x.device_string()))),
+        _ => return Err(x.unsupported_device()),
     }
     Ok(vec![out])
 }
@@ -143,7 +139,7 @@ fn rms_norm_cpu<T: Elem>(x: usize, w: usize, out: usize, rows: usize, h: usize, 
 
 /// 1 / sqrt(mean(x^2) + eps), accumulated in T's accumulation type.
 pub(crate) fn inv_rms<T: Elem>(row: &[T], eps: f64) -> T::Acc {
-    let ss = row.iter().fold(T::Acc::default(), |s, &v| s + v.to_acc() * v.to_acc());
+    let ss = cpu::sum(row, |&v| v.to_acc() * v.to_acc());
     let one = T::Acc::from_f64(1.0);
     one / (ss / T::Acc::from_f64(row.len() as f64) + T::Acc::from_f64(eps)).sqrt()
 }
@@ -190,23 +186,20 @@ fn backward_forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
         Backend::Cuda { stream } if x.device() == DeviceKind::Cuda => {
             // Per-block partial sums of grad_weight, reduced by aten afterwards.
             let acc_kind = if dtype == crate::registry::DType::F64 { tch::Kind::Double } else { tch::Kind::Float };
-            let blocks = rows.clamp(1, 256);
-            let partial = Tensor::f_zeros([blocks, h], (acc_kind, x.tch_device()?))?;
+            let launch =
+                RowLaunch::new(&BACKWARD_KERNELS, &x, &[cg.ptr, cx.ptr, cw.ptr, pgx], rows, h, Rows::Block { max_blocks: 256 })?;
+            let partial = Tensor::f_zeros([launch.blocks() as i64, h], (acc_kind, x.tch_device()?))?;
             if rows > 0 {
-                let vec = rowwise::can_vectorize(dtype, h, &[cg.ptr, cx.ptr, cw.ptr, pgx]);
-                let f = BACKWARD_KERNELS.pick(dtype, vec).function(x.device_index() as usize)?;
-                let units = if vec { h / rowwise::pack(dtype) } else { h };
                 let (pg, px, pw, po, pp) = (cg.ptr as u64, cx.ptr as u64, cw.ptr as u64, pgx as u64, partial.data_ptr() as u64);
                 let mut params = [
                     cuda::arg(&pg), cuda::arg(&px), cuda::arg(&pw), cuda::arg(&po), cuda::arg(&pp),
                     cuda::arg(&rows), cuda::arg(&h), cuda::arg(&eps),
                 ];
-                let block = rowwise::threads_for(units);
-                cuda::launch(f, (blocks as u32, 1, 1), (block, 1, 1), 0, stream, &mut params).map_err(|e| call.error(e))?;
+                launch.launch(call, stream, &mut params)?;
             }
             partial.f_sum_dim_intlist(&[0i64][..], false, dtype.kind())?
         }
-        _ => return Err(x.error(format_args!("is on {}, which myns does not support", x.device_string()))),
+        _ => return Err(x.unsupported_device()),
     };
     Ok(vec![gx, gw])
 }
@@ -223,22 +216,20 @@ fn rms_norm_backward_cpu<T: Elem>(g: usize, x: usize, w: usize, gx: usize, gw: u
             cpu::slice_mut::<T>(gw, h),
         )
     };
-    let mut acc_w = vec![T::Acc::default(); h];
+    let mut acc_w = vec![0f64; h]; // summed over rows: f64, as in cpu::sum
     let hn = T::Acc::from_f64(h as f64);
     for ((xr, gr), or) in x.chunks_exact(h.max(1)).zip(g.chunks_exact(h.max(1))).zip(gx.chunks_exact_mut(h.max(1))) {
         let r = inv_rms(xr, eps);
-        let dot = xr.iter().zip(gr).zip(w).fold(T::Acc::default(), |s, ((&xv, &gv), &wv)| {
-            s + gv.to_acc() * wv.to_acc() * xv.to_acc() * r
-        });
+        let dot = cpu::sum(xr.iter().zip(gr).zip(w), |((&xv, &gv), &wv)| gv.to_acc() * wv.to_acc() * xv.to_acc() * r);
         let mean_dot = dot / hn;
         for (j, o) in or.iter_mut().enumerate() {
             let xhat = xr[j].to_acc() * r;
             let gv = gr[j].to_acc();
             *o = T::from_acc(r * (gv * w[j].to_acc() - xhat * mean_dot));
-            acc_w[j] = acc_w[j] + gv * xhat;
+            acc_w[j] += (gv * xhat).to_f64();
         }
     }
     for (o, a) in gw.iter_mut().zip(acc_w) {
-        *o = T::from_acc(a);
+        *o = T::from_acc(T::Acc::from_f64(a));
     }
 }

@@ -78,7 +78,8 @@ fn check_x<'a>(call: &Call<'a>, i: usize) -> Result<TensorArg<'a>> {
     Ok(x)
 }
 
-/// Output of the forward: `x` with its last dimension halved.
+/// Output of the forward: `x` with its last dimension halved (for the Meta
+/// kernel: keeps symbolic sizes).
 fn halved(x: &TensorArg) -> Result<Tensor> {
     let t = x.tensor();
     let half = match x.sizes() {
@@ -115,9 +116,13 @@ fn launch_rows(kernels: &RowKernels, call: &Call, x: &TensorArg, ptrs: &[usize],
 fn forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
     let x = check_x(call, 0)?;
     let dtype = x.dtype()?;
-    let out = halved(&x)?;
+    let mut sizes = x.sizes_real()?.to_vec();
     let (rows, h) = rowwise::rows_of(&x)?;
     let d = h / 2;
+    if let Some(last) = sizes.last_mut() {
+        *last = d;
+    }
+    let out = cpu::empty(&sizes, dtype, &x)?;
     if rows == 0 || d == 0 {
         return Ok(vec![out]);
     }
@@ -128,7 +133,7 @@ fn forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
             crate::with_elem!(dtype, T => silu_cpu::<T>(cx.ptr, po, rows as usize, d as usize))
         }
         Backend::Cuda { stream } if x.device() == DeviceKind::Cuda => launch_rows(&KERNELS, call, &x, &[cx.ptr, po], rows, d, stream)?,
-        _ => return Err(x.error(format_args!("is on {}, which myns does not support", x.device_string()))),
+        _ => return Err(x.unsupported_device()),
     }
     Ok(vec![out])
 }
@@ -194,7 +199,7 @@ fn backward_forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
         Backend::Cuda { stream } if x.device() == DeviceKind::Cuda => {
             launch_rows(&BACKWARD_KERNELS, call, &x, &[cg.ptr, cx.ptr, po], rows, d, stream)?
         }
-        _ => return Err(x.error(format_args!("is on {}, which myns does not support", x.device_string()))),
+        _ => return Err(x.unsupported_device()),
     }
     Ok(vec![gx])
 }

@@ -5,7 +5,7 @@
 use crate::bridge::DeviceKind;
 use crate::cpu::{self, Elem, Real};
 use crate::registry::{dispatch1, BackwardCtx, Backend, Call, OpSpec, TensorArg, Value};
-use crate::rowwise::{self, RowKernels};
+use crate::rowwise::{RowKernels, RowLaunch, Rows};
 use crate::cuda;
 use anyhow::Result;
 use std::sync::OnceLock;
@@ -115,18 +115,14 @@ fn run_rows(
         match backend {
             Backend::Cpu if x.device() == DeviceKind::Cpu => cpu_fn(dtype, &ptrs, rows as usize, h as usize, 0),
             Backend::Cuda { stream } if x.device() == DeviceKind::Cuda => {
-                let vec = rowwise::can_vectorize(dtype, h, &ptrs);
-                let f = kernels.pick(dtype, vec).function(x.device_index() as usize)?;
-                let units = if vec { h / rowwise::pack(dtype) } else { h };
+                let launch = RowLaunch::new(kernels, x, &ptrs, rows, h, Rows::BlockOrWarp)?;
                 let ptrs: Vec<u64> = ptrs.iter().map(|&p| p as u64).collect();
                 let mut params: Vec<*mut std::ffi::c_void> = ptrs.iter().map(cuda::arg).collect();
                 params.push(cuda::arg(&rows));
                 params.push(cuda::arg(&h));
-                let block = rowwise::threads_for(units);
-                cuda::launch(f, (rowwise::blocks_for(rows), 1, 1), (block, 1, 1), 0, stream, &mut params)
-                    .map_err(|e| call.error(e))?;
+                launch.launch(call, stream, &mut params)?;
             }
-            _ => return Err(x.error(format_args!("is on {}, which myns does not support", x.device_string()))),
+            _ => return Err(x.unsupported_device()),
         }
     }
     if dim == last { Ok(out) } else { Ok(out.f_movedim(&[last][..], &[dim][..])?.f_contiguous()?) }
@@ -147,7 +143,7 @@ fn softmax_cpu<T: Elem>(x: usize, out: usize, rows: usize, h: usize) {
     let (x, out) = unsafe { (cpu::slice::<T>(x, rows * h), cpu::slice_mut::<T>(out, rows * h)) };
     for (xr, or) in x.chunks_exact(h).zip(out.chunks_exact_mut(h)) {
         let m = xr.iter().fold(<T::Acc as Real>::NEG_INF, |m, &v| if v.to_acc() > m { v.to_acc() } else { m });
-        let s = xr.iter().fold(T::Acc::default(), |s, &v| s + (v.to_acc() - m).exp());
+        let s = cpu::sum(xr, |&v| (v.to_acc() - m).exp());
         for (o, &v) in or.iter_mut().zip(xr) {
             *o = T::from_acc((v.to_acc() - m).exp() / s);
         }
@@ -190,7 +186,7 @@ fn softmax_backward_cpu<T: Elem>(g: usize, y: usize, out: usize, rows: usize, h:
     // SAFETY: contiguous [rows, h] buffers.
     let (g, y, out) = unsafe { (cpu::slice::<T>(g, rows * h), cpu::slice::<T>(y, rows * h), cpu::slice_mut::<T>(out, rows * h)) };
     for ((gr, yr), or) in g.chunks_exact(h).zip(y.chunks_exact(h)).zip(out.chunks_exact_mut(h)) {
-        let dot = gr.iter().zip(yr).fold(T::Acc::default(), |s, (&a, &b)| s + a.to_acc() * b.to_acc());
+        let dot = cpu::sum(gr.iter().zip(yr), |(&a, &b)| a.to_acc() * b.to_acc());
         for ((o, &a), &b) in or.iter_mut().zip(gr).zip(yr) {
             *o = T::from_acc(b.to_acc() * (a.to_acc() - dot));
         }

@@ -74,6 +74,35 @@ def test_softmax(shape, dim, dtype, device):
     check(out, torch.softmax(x.double(), dim), dtype)
 
 
+# Every launch shape of the row kernels (src/rowwise.rs): a warp per row for
+# short rows, a block per row, one pack per thread when rows are few, rows
+# longer than the threads can cache (re-read pass), and odd lengths (scalar
+# kernels).
+ROW_SHAPES = [(1000, 64), (300, 256), (2, 4096), (1, 16384), (200, 16384), (3, 40000), (150, 40002), (5, 1001)]
+
+
+@pytest.mark.parametrize("shape", ROW_SHAPES, ids=str)
+def test_row_ops_every_launch_shape(shape, dtype, device):
+    if dtype == torch.float64 and shape[0] * shape[1] > 10**6:
+        pytest.skip("large float64 case: covered by float32")
+    x, w, r = rand(shape, dtype, device, 2.0), rand(shape[-1:], dtype, device), rand(shape, dtype, device)
+    check(myns.rms_norm(x, w, 1e-6), ref_rms_norm(x, w, 1e-6), dtype)
+    check(myns.softmax(x, -1), torch.softmax(x.double(), -1), dtype)
+    xf, rf = x.clone(), r.clone()
+    myns.fused_add_rms_norm(xf, rf, w, 1e-6)
+    check(xf, ref_rms_norm(r + x, w, 1e-6), dtype)
+    # Backward kernels: against float64 autograd of the references.
+    g = rand(shape, dtype, device)
+    xd, wd = x.double().requires_grad_(), w.double().requires_grad_()
+    gx, gw = torch.autograd.grad((ref_rms_norm(xd, wd, 1e-6) * g.double()).sum(), (xd, wd))
+    mx, mw = myns.rms_norm_backward(g, x, w, 1e-6)
+    check(mx, gx, dtype)
+    assert rel_err(mw, gw) <= 4 * TOL[dtype]  # a sum over rows
+    y = torch.softmax(x.double(), -1).to(dtype)
+    yd = y.double()
+    check(myns.softmax_backward(g, y, -1), yd * (g.double() - (g.double() * yd).sum(-1, keepdim=True)), dtype)
+
+
 def test_softmax_extremes(device):
     inf = float("inf")
     x = torch.tensor([[0.0, -inf, 1.0], [1e4, -1e4, 1e4], [-inf, -inf, -inf], [-3e38, 3e38, 0.0]], device=device)
