@@ -10,10 +10,8 @@ random inputs per shape. Also: cold start of a fresh process
     python bench/run.py --only matmul [--matmul-sweep]
 
 `--sweep` adds a table of every forced kernel variant (MYNS_MATMUL_KERNEL)
-on a few shapes, for tuning the automatic choice (`--wg`: with the Hopper
-kernel, which the automatic choice leaves out until it is validated; run
-`MYNS_MATMUL_KERNEL=auto+wg python bench/bench_matmul.py` to time it in the
-main table). Writes
+on a few shapes, for tuning the automatic choice (`--wg`: also the Hopper
+kernel forced, `wg`, and the automatic choice without it, `nowg`). Writes
 `matmul.json` and `matmul.png` under bench/results/ (or --out). Follows the
 bench/common.py interface: `run(args)` returns tables, records, plots, notes.
 """
@@ -83,12 +81,12 @@ def measure(bench, kind, m, k, n, device, variants=("myns", "torch")):
 
 def sweep_rows(bench, device, wg=False):
     """Every forced variant on a few shapes (tuning data); the Hopper kernel
-    (`wg`, `auto+wg`) only when asked, as it is not yet validated on a GPU."""
+    forced (`wg`) and left out (`nowg`) only when asked."""
     big = [(1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
            (128, 4096, 4096), (4096, 4096, 14336), (1, 4096, 14336), (16, 4096, 4096)]
     small = [(1024, 1024, 1024), (4096, 4096, 4096), (128, 4096, 4096), (16, 4096, 4096)]
     variants = {
-        "bf16": ["auto"] + (["auto+wg", "wg"] if wg else []) + ["256", "128", "64", "64/2", "16", "16/4", "16/8"],
+        "bf16": ["auto"] + (["nowg", "wg"] if wg else []) + ["256", "128", "64", "64/2", "16", "16/4", "16/8"],
         "tf32": ["auto", "256", "128", "64", "16/8"],
         "f32": ["auto", "128", "128/2", "16/4", "16/8"],
     }

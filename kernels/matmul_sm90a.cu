@@ -1,18 +1,21 @@
 // myns-arch: sm_90a
-// Hopper matmul/bmm for float16 and bfloat16: TMA bulk-tensor loads into a
-// 4-stage shared-memory ring (128-byte swizzle, mbarrier completion), wgmma
-// m64n256k16 tensor-core instructions reading both operands from shared
-// memory, float32 accumulation in registers, output in the input dtype.
+// Hopper matmul/bmm for float16, bfloat16 and float32 as TF32: TMA
+// bulk-tensor loads into a 4-stage shared-memory ring (128-byte swizzle,
+// mbarrier completion), wgmma m64n256 tensor-core instructions reading both
+// operands from shared memory, float32 accumulation in registers, output in
+// the input dtype.
 //
 // Built for sm_90a alone (the marker on the first line; see build.rs) and
 // loaded only on compute capability 9.0.
 //
-// Block tile 128 x 256 x 64, three warpgroups: warpgroup 0 is the producer
-// (one thread issues the TMA copies), warpgroups 1 and 2 each compute 64 rows
-// of the tile. A must be K-contiguous (row-major); B either K-contiguous
-// (`_k`: b^T row-major, wgmma's default K-major B) or N-contiguous (`_n`:
-// b row-major, read transposed by wgmma). Edges: TMA fills out-of-range rows
-// and columns with zeros, the epilogue stores only in-range elements.
+// Block tile 128 x 256 x (128 bytes of K), three warpgroups: warpgroup 0 is
+// the producer (one thread issues the TMA copies), warpgroups 1 and 2 each
+// compute 64 rows of the tile. Persistent: one block per SM walks the tiles.
+// A must be K-contiguous (row-major); B either K-contiguous (`_k`: b^T
+// row-major, wgmma's default K-major B) or, for 16-bit types, N-contiguous
+// (`_n`: b row-major, read transposed by wgmma). Edges: TMA fills
+// out-of-range rows and columns with zeros, the epilogue stores only in-range
+// elements.
 //
 //   mm_wg_<dtype>_<lb>(tmA, tmB, GemmParams)  (tensor maps built in src/ops/matmul/sm90.rs)
 #include <cuda.h>
@@ -22,9 +25,11 @@
 namespace myns {
 namespace sm90 {
 
-constexpr int BM = 128, BN = 256, BK = 64, STAGES = 4, CONSUMERS = 2;
+// A k-tile is 128 bytes of K per row (64 half or 32 float elements): one
+// 128-byte swizzle atom wide, 4 wgmma k-steps of 32 bytes.
+constexpr int BM = 128, BN = 256, BK_BYTES = 128, STAGES = 4, CONSUMERS = 2;
 constexpr int THREADS = 128 * (CONSUMERS + 1);
-constexpr int A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES;
+constexpr int A_BYTES = BM * BK_BYTES, B_BYTES = BN * BK_BYTES, STAGE_BYTES = A_BYTES + B_BYTES;
 // Keep in sync with WG_SMEM in src/ops/matmul/sm90.rs: the stages, 1024 bytes
 // to align them (128-byte swizzle), the barriers.
 [[maybe_unused]] constexpr int SMEM = STAGES * STAGE_BYTES + 1024 + 2 * STAGES * 8;
@@ -96,6 +101,22 @@ template <> struct Wgmma<__half> {
   }
 };
 
+// TF32: float32 operands in shared memory (the tensor cores read their top 19
+// bits), both K-major (wgmma has no transposed B for tf32).
+template <> struct Wgmma<float> {
+  template <int TRANS_B>
+  static __device__ __forceinline__ void run(float (&d)[128], uint64_t da, uint64_t db) {
+    static_assert(TRANS_B == 0, "tf32 wgmma reads K-major B only");
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "
+        "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127}, "
+        "%128, %129, p, 1, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+        : "l"(da), "l"(db), "r"(1));
+  }
+};
+
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int N>
@@ -120,10 +141,29 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   const int tid = threadIdx.x, wg = tid / 128;
   const int64_t M = p.M, N = p.N, K = p.K;
   const int64_t tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
-  int64_t tm, tn;
-  tile_of(blockIdx.x, tiles_m, tiles_n, tm, tn);
-  const int m0 = static_cast<int>(tm * BM), n0 = static_cast<int>(tn * BN);
-  const int ktiles = static_cast<int>((K + BK - 1) / BK);
+  const int64_t per_batch = tiles_m * tiles_n, tiles = per_batch * p.batch * p.splits;
+  constexpr int BK = BK_BYTES / sizeof(T);
+  // Persistent: block b takes work items b, b + gridDim.x, ... (batch- and
+  // split-major, then tile_of's L2-friendly order). The producer runs ahead
+  // into the next item while the consumers store the last one. Item w covers
+  // output tile (m0, n0) of batch z / splits, over k-tiles [k0, k0 + kt).
+  struct Item {
+    int64_t z;  // batch * splits + split
+    int m0, n0, bz, k0, kt;
+  };
+  auto item = [&](int64_t w) {
+    Item it;
+    int64_t tm, tn;
+    it.z = w / per_batch;
+    tile_of(w - it.z * per_batch, tiles_m, tiles_n, tm, tn);
+    it.m0 = static_cast<int>(tm * BM);
+    it.n0 = static_cast<int>(tn * BN);
+    it.bz = static_cast<int>(it.z / p.splits);
+    const int64_t k_begin = (it.z - it.bz * p.splits) * p.k_chunk, k_end = min(K, k_begin + p.k_chunk);
+    it.k0 = static_cast<int>(k_begin);
+    it.kt = static_cast<int>((k_end - k_begin + BK - 1) / BK);
+    return it;
+  };
 
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
@@ -138,18 +178,18 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     asm volatile("setmaxnreg.dec.sync.aligned.u32 64;\n");
     if (tid == 0) {
       int it = 0;
-      for (int64_t z = blockIdx.z; z < p.batch; z += gridDim.z) {
-        for (int kt = 0; kt < ktiles; ++kt, ++it) {
-          const int s = it % STAGES, round = it / STAGES;
+      for (int64_t w = blockIdx.x; w < tiles; w += gridDim.x) {
+        const Item t = item(w);
+        for (int kt = 0; kt < t.kt; ++kt, ++it) {
+          const int s = it % STAGES, round = it / STAGES, k = t.k0 + kt * BK;
           if (round > 0) mbar_wait(empty(s), (round - 1) & 1);
           mbar_expect_tx(full(s), STAGE_BYTES);
-          tma_load(a_stage(s), tmA, full(s), kt * BK, m0, static_cast<int>(z));
+          tma_load(a_stage(s), tmA, full(s), k, t.m0, t.bz);
           if constexpr (B_K) {
-            tma_load(b_stage(s), tmB, full(s), kt * BK, n0, static_cast<int>(z));
+            tma_load(b_stage(s), tmB, full(s), k, t.n0, t.bz);
           } else {
 #pragma unroll
-            for (int j = 0; j < BN / 64; ++j)
-              tma_load(b_stage(s) + j * 64 * BK * 2, tmB, full(s), n0 + j * 64, kt * BK, static_cast<int>(z));
+            for (int j = 0; j < BN / 64; ++j) tma_load(b_stage(s) + j * 64 * BK_BYTES, tmB, full(s), t.n0 + j * 64, k, t.bz);
           }
         }
       }
@@ -158,24 +198,26 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     asm volatile("setmaxnreg.inc.sync.aligned.u32 216;\n");
     const int cw = wg - 1, warp = (tid / 32) % 4, lane = tid % 32;
     int it = 0;
-    for (int64_t z = blockIdx.z; z < p.batch; z += gridDim.z) {
+    for (int64_t w = blockIdx.x; w < tiles; w += gridDim.x) {
+      const Item t = item(w);
+      const int m0 = t.m0, n0 = t.n0;
       float d[128];
 #pragma unroll
       for (int i = 0; i < 128; ++i) d[i] = 0.f;
       int prev = -1;
-      for (int kt = 0; kt < ktiles; ++kt, ++it) {
+      for (int kt = 0; kt < t.kt; ++kt, ++it) {
         const int s = it % STAGES, round = it / STAGES;
         mbar_wait(full(s), round & 1);
         wgmma_fence();
 #pragma unroll
-        for (int kk = 0; kk < BK / 16; ++kk) {
+        for (int kk = 0; kk < BK_BYTES / 32; ++kk) {
           // This warpgroup's 64 rows start 64 * 128 bytes into the A tile; one
           // k16 step is 32 bytes along a K-major row, 16 rows of an MN-major tile.
           const uint64_t da = make_desc(a_stage(s) + cw * 64 * 128 + kk * 32, 16, 1024);
           if constexpr (B_K) {
             Wgmma<T>::template run<0>(d, da, make_desc(b_stage(s) + kk * 32, 16, 1024));
           } else {
-            Wgmma<T>::template run<1>(d, da, make_desc(b_stage(s) + kk * 16 * 128, 64 * BK * 2, 1024));
+            Wgmma<T>::template run<1>(d, da, make_desc(b_stage(s) + kk * 16 * 128, 64 * BK_BYTES, 1024));
           }
         }
         wgmma_commit();
@@ -189,14 +231,25 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
 
       // Accumulator layout (per warp: 16 rows): d[4j + {0,1}] row g, cols 8j + 2t + {0,1};
       // d[4j + {2,3}] row g + 8.
-      T* c = static_cast<T*>(p.c) + z * p.scb;
-      const int g = lane / 4, t = lane % 4;
+      const int g = lane / 4, t4 = lane % 4;
       const int64_t r = m0 + cw * 64 + warp * 16 + g;
+      if (p.splits > 1) {
+        // Split-K: float32 partials, [batch][splits][M][N], summed by mm_splitk_reduce.
+        float* wp = p.ws + t.z * M * N;
+        const bool paired = N % 2 == 0;
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+          store2<float>(wp, r, n0 + 8 * j + 2 * t4, d[4 * j], d[4 * j + 1], M, N, N, 1, paired);
+          store2<float>(wp, r + 8, n0 + 8 * j + 2 * t4, d[4 * j + 2], d[4 * j + 3], M, N, N, 1, paired);
+        }
+        continue;
+      }
+      T* c = static_cast<T*>(p.c) + (int64_t)t.bz * p.scb;
       if (p.scn == 1 && p.scm % 2 == 0 && p.scb % 2 == 0 && n0 + BN <= N) {
         // Interior columns, unit stride: paired stores, row checks only.
         using P = typename Pair<T>::type;
-        P* row0 = reinterpret_cast<P*>(c + r * p.scm + n0 + 2 * t);
-        P* row1 = reinterpret_cast<P*>(c + (r + 8) * p.scm + n0 + 2 * t);
+        P* row0 = reinterpret_cast<P*>(c + r * p.scm + n0 + 2 * t4);
+        P* row1 = reinterpret_cast<P*>(c + (r + 8) * p.scm + n0 + 2 * t4);
         const bool ok0 = r < M, ok1 = r + 8 < M;
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
@@ -206,10 +259,10 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       } else {
         // Right edge (or odd pitch): element stores, walking one pointer per row.
         const int64_t scn = p.scn;
-        T* q0 = c + r * p.scm + (n0 + 2 * t) * scn;
+        T* q0 = c + r * p.scm + (n0 + 2 * t4) * scn;
         T* q1 = q0 + 8 * p.scm;
         const bool ok0 = r < M, ok1 = r + 8 < M;
-        int nn = n0 + 2 * t;
+        int nn = n0 + 2 * t4;
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j, nn += 8, q0 += 8 * scn, q1 += 8 * scn) {
           if (ok0 && nn < N) q0[0] = from_acc<T>(d[4 * j]);
@@ -237,3 +290,4 @@ MYNS_WG(bf16, __nv_bfloat16, k, true)
 MYNS_WG(bf16, __nv_bfloat16, n, false)
 MYNS_WG(f16, __half, k, true)
 MYNS_WG(f16, __half, n, false)
+MYNS_WG(tf32, float, k, true)

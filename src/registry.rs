@@ -75,6 +75,14 @@ impl DType {
             DType::BF16 => 15,
         }
     }
+    /// Bytes per element.
+    pub fn size(self) -> usize {
+        match self {
+            DType::F16 | DType::BF16 => 2,
+            DType::F32 => 4,
+            DType::F64 => 8,
+        }
+    }
     pub fn kind(self) -> tch::Kind {
         match self {
             DType::F16 => tch::Kind::Half,
@@ -287,8 +295,12 @@ impl<'a> TensorArg<'a> {
         match self.arg.device {
             DeviceKind::Cpu => Ok(tch::Device::Cpu),
             DeviceKind::Cuda => Ok(tch::Device::Cuda(self.arg.device_index.max(0) as usize)),
-            _ => Err(self.error(format_args!("is on {}, which myns does not support", self.device_string()))),
+            _ => Err(self.unsupported_device()),
         }
+    }
+    /// The error for a tensor on a device myns has no kernel for.
+    pub fn unsupported_device(&self) -> anyhow::Error {
+        self.error(format_args!("is on {}, which myns does not support", self.device_string()))
     }
 }
 

@@ -81,7 +81,7 @@ fn forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
             cuda::launch(f, (cuda::grid_1d(n, 256), 1, 1), (256, 1, 1), 0, stream, &mut params)
                 .map_err(|e| call.error(e))?;
         }
-        _ => return Err(a.error(format_args!("is on {}, which myns does not support", a.device_string()))),
+        _ => return Err(a.unsupported_device()),
     }
     Ok(vec![out])
 }

@@ -94,7 +94,7 @@ fn run(call: &Call, backend: Backend, x: &TensorArg, src: usize, dst: usize, alp
             cuda::launch(f, (cuda::grid_1d(units.max(1), 256), 1, 1), (256, 1, 1), 0, stream, &mut params)
                 .map_err(|e| call.error(e))?;
         }
-        _ => return Err(x.error(format_args!("is on {}, which myns does not support", x.device_string()))),
+        _ => return Err(x.unsupported_device()),
     }
     Ok(())
 }

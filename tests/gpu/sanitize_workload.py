@@ -1,5 +1,6 @@
 """A small CUDA workload touching every myns kernel (each dtype, vector and
-scalar paths, odd sizes, forward and backward) for compute-sanitizer:
+scalar paths, odd sizes, forward and backward, the row kernels' launch
+shapes, the Hopper matmul) for compute-sanitizer:
 
     compute-sanitizer --tool memcheck --error-exitcode 9 python3 tests/gpu/sanitize_workload.py
 
@@ -43,6 +44,23 @@ for dtype in [torch.float32, torch.bfloat16]:
     myns.fused_add_rms_norm(x, r, w, 1e-6)
     torch.cuda.synchronize()
     checked += len(outs)
+# Launch shapes the cases above miss: a warp per row (many short rows), and
+# the Hopper matmul (the automatic choice here: wgmma split over K on
+# compute capability 9.0; TF32 with a K-major copy of b).
+for dtype in [torch.float32, torch.bfloat16]:
+    x = torch.randn(300, 256, device="cuda", dtype=dtype)
+    w = torch.randn(256, device="cuda", dtype=dtype)
+    for got, want in [(myns.rms_norm(x, w, 1e-6), myns.rms_norm(x.cpu(), w.cpu(), 1e-6)), (myns.softmax(x, -1), myns.softmax(x.cpu(), -1))]:
+        assert matches([got], [want], dtype), f"row kernels {dtype}"
+        checked += 1
+old_tf32 = torch.backends.cuda.matmul.allow_tf32
+for dtype, tf32 in [(torch.bfloat16, False), (torch.float32, True)]:
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    a, b = torch.randn(1024, 1024, device="cuda", dtype=dtype), torch.randn(1024, 1024, device="cuda", dtype=dtype)
+    ref = a.double() @ b.double()
+    assert ((myns.matmul(a, b).double() - ref).norm() / ref.norm()).item() < 1e-2, f"matmul {dtype}"
+    checked += 1
+torch.backends.cuda.matmul.allow_tf32 = old_tf32
 if "bmm" in myns.op_names():
     myns.bmm(torch.randn(3, 33, 17, device="cuda"), torch.randn(3, 17, 9, device="cuda"))
 torch.cuda.synchronize()

@@ -1,5 +1,5 @@
 // Emulated Hopper pieces (replace the asm in matmul_sm90a.cu): mbarriers,
-// TMA tiled loads with 128-byte swizzle, wgmma m64n256k16 reading shared
+// TMA tiled loads with 128-byte swizzle, wgmma m64n256 (k16, tf32 k8) reading shared
 // memory through descriptors decoded per the PTX ISA's canonical layouts.
 struct EmuMap { const unsigned char* base; uint64_t dims[3]; uint64_t strides[2]; uint32_t box[3]; int elem; };
 inline unsigned char* emu_window();  // shared-memory window (addresses are offsets into it)
@@ -54,11 +54,15 @@ __device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, u
   auto& b = bar_at(bar); b.tx -= (long)m->box[0] * m->box[1] * m->box[2] * m->elem; bar_check(b); emu_progress++;
 }
 
-inline float emu_ld16(uint32_t addr, int bf) {
+// One element of T at a (128-byte swizzled) shared-memory address; float is
+// read as TF32 (the tensor cores ignore the low 13 mantissa bits).
+template <typename T>
+inline float emu_ld(uint32_t addr) {
   uint32_t phys = addr ^ (((addr >> 7) & 7) << 4);
-  uint16_t x; memcpy(&x, emu_window() + phys, 2);
-  if (bf) { __nv_bfloat16 b; memcpy(&b, &x, 2); return __bfloat162float(b); }
-  __half h; memcpy(&h, &x, 2); return __half2float(h);
+  T x; memcpy(&x, emu_window() + phys, sizeof(T));
+  if constexpr (std::is_same<T, float>::value) { uint32_t u; memcpy(&u, &x, 4); u &= ~0x1FFFu; memcpy(&x, &u, 4); return x; }
+  else if constexpr (std::is_same<T, __nv_bfloat16>::value) return __bfloat162float(x);
+  else return __half2float(x);
 }
 struct Desc { uint32_t start, lbo, sbo; int swz; };
 inline Desc decode(uint64_t d) {
@@ -67,31 +71,34 @@ inline Desc decode(uint64_t d) {
   if (r.swz != 1) { fprintf(stderr, "expected 128B swizzle\n"); abort(); }
   return r;
 }
-// A (64 x 16, K-major): element (r, k)
-inline float emu_A(const Desc& a, int r, int k, int bf) { return emu_ld16(a.start + (r % 8) * 128 + (r / 8) * a.sbo + 2 * k, bf); }
-// B (16 x 256): K-major (trans 0): element (k, n) at row n; MN-major (trans 1).
-inline float emu_B(const Desc& b, int k, int n, int trans, int bf) {
-  if (!trans) return emu_ld16(b.start + (n % 8) * 128 + (n / 8) * b.sbo + 2 * k, bf);
-  return emu_ld16(b.start + (n % 64) * 2 + (n / 64) * b.lbo + (k % 8) * 128 + (k / 8) * b.sbo, bf);
+// A (64 x 32 bytes of K, K-major): element (r, k)
+template <typename T>
+inline float emu_A(const Desc& a, int r, int k) { return emu_ld<T>(a.start + (r % 8) * 128 + (r / 8) * a.sbo + sizeof(T) * k); }
+// B (32 bytes of K x 256): K-major (trans 0): element (k, n) at row n; MN-major (trans 1, 16-bit types).
+template <typename T>
+inline float emu_B(const Desc& b, int k, int n, int trans) {
+  if (!trans) return emu_ld<T>(b.start + (n % 8) * 128 + (n / 8) * b.sbo + sizeof(T) * k);
+  return emu_ld<T>(b.start + (n % 64) * 2 + (n / 64) * b.lbo + (k % 8) * 128 + (k / 8) * b.sbo);
 }
 
 template <typename T> struct Wgmma;
 template <typename T> struct WgmmaEmu {
   template <int TRANS_B>
   static void run(float (&d)[128], uint64_t da, uint64_t db) {
-    const int bf = std::is_same<T, __nv_bfloat16>::value;
+    constexpr int KS = 32 / sizeof(T);  // k16 for 16-bit types, k8 for tf32
     Desc A = decode(da), B = decode(db);
     int tid = emu::cur->tid.x % 128, w = tid / 32, l = tid % 32, g = l / 4, t = l % 4;
     for (int i = 0; i < 128; ++i) {
       int row = w * 16 + g + 8 * ((i / 2) % 2), col = (i / 4) * 8 + 2 * t + (i % 2);
       double s = d[i];
-      for (int k = 0; k < 16; ++k) s += (double)emu_A(A, row, k, bf) * emu_B(B, k, col, TRANS_B, bf);
+      for (int k = 0; k < KS; ++k) s += (double)emu_A<T>(A, row, k) * emu_B<T>(B, k, col, TRANS_B);
       d[i] = (float)s;
     }
   }
 };
 template <> struct Wgmma<__nv_bfloat16> : WgmmaEmu<__nv_bfloat16> {};
 template <> struct Wgmma<__half> : WgmmaEmu<__half> {};
+template <> struct Wgmma<float> : WgmmaEmu<float> {};
 __device__ __forceinline__ void wgmma_fence() {}
 __device__ __forceinline__ void wgmma_commit() {}
 template <int N> __device__ __forceinline__ void wgmma_wait(float (&)[128]) {}

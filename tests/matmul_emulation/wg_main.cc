@@ -1,5 +1,5 @@
 // Runs the real kernels/matmul_sm90a.cu code (wgmma + TMA + mbarriers) on the CPU
-// under the fiber emulation (see run.sh), for both B layouts and both half types,
+// under the fiber emulation (see run.sh), for both B layouts and both half types (and tf32, K-major B),
 // with deadlock detection; host set-up mirrors src/ops/matmul/sm90.rs.
 #include "emu_prelude.h"
 #include <cuda.h>
@@ -40,9 +40,9 @@ static void launch(WgKern k, unsigned gx, unsigned gz, const CUtensorMap& a, con
     }
 }
 
-static CUtensorMap make_map(const void* base, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t s1, uint64_t s2, uint32_t b0, uint32_t b1) {
+static CUtensorMap make_map(const void* base, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t s1, uint64_t s2, uint32_t b0, uint32_t b1, int elem) {
   CUtensorMap m; memset(&m, 0, sizeof m);
-  myns::sm90::EmuMap e{(const unsigned char*)base, {d0, d1, d2}, {s1, s2}, {b0, b1, 1}, 2};
+  myns::sm90::EmuMap e{(const unsigned char*)base, {d0, d1, d2}, {s1, s2}, {b0, b1, 1}, elem};
   static_assert(sizeof(e) <= sizeof(m), "map");
   memcpy(&m, &e, sizeof e);
   return m;
@@ -51,13 +51,15 @@ static CUtensorMap make_map(const void* base, uint64_t d0, uint64_t d1, uint64_t
 template <class T> float tof(T x);
 template <> float tof(__half x) { return __half2float(x); }
 template <> float tof(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <> float tof(float x) { return x; }
 template <class T> T fromf(float x);
 template <> __half fromf(float x) { return __float2half_rn(x); }
 template <> __nv_bfloat16 fromf(float x) { return __float2bfloat16_rn(x); }
+template <> float fromf(float x) { return x; }
 static int fails = 0, cases = 0;
 
 template <class T>
-void run_case(WgKern kern, bool b_k, int batch, int M, int K, int N, double u_out) {
+void run_case(WgKern kern, bool b_k, int batch, int M, int K, int N, double u_out, double u_in = 0, int splits = 1) {
   std::mt19937 rng(M * 7 + K * 13 + N + batch); std::normal_distribution<float> nd;
   auto rup = [](int x) { return (x + 7) / 8 * 8; };
   int64_t sak = 1, sam = rup(K), sab = (int64_t)M * sam;
@@ -66,34 +68,52 @@ void run_case(WgKern kern, bool b_k, int batch, int M, int K, int N, double u_ou
   std::vector<T> A(batch * sab + 8), B(batch * sbb + 8), C((size_t)batch * M * N, fromf<T>(NAN));
   for (auto& x : A) x = fromf<T>(nd(rng)); for (auto& x : B) x = fromf<T>(nd(rng));
   GemmParams p{}; p.a = A.data(); p.b = B.data(); p.c = C.data(); p.M = M; p.N = N; p.K = K;
-  p.sam = sam; p.sak = sak; p.sbk = sbk; p.sbn = sbn; p.scm = N; p.scn = 1; p.sab = sab; p.sbb = sbb; p.scb = (int64_t)M * N; p.batch = batch; p.splits = 1; p.k_chunk = K;
+  p.sam = sam; p.sak = sak; p.sbk = sbk; p.sbn = sbn; p.scm = N; p.scn = 1; p.sab = sab; p.sbb = sbb; p.scb = (int64_t)M * N; p.batch = batch;
+  // split-K as src/ops/matmul.rs split_k: whole k-tiles per split, float32 partials.
+  const int kt = 128 / (int)sizeof(T), chunk = ((K + splits - 1) / splits + kt - 1) / kt * kt;
+  p.splits = splits > 1 ? (K + chunk - 1) / chunk : 1; p.k_chunk = p.splits > 1 ? chunk : K;
+  std::vector<float> ws((size_t)batch * p.splits * M * N, NAN);
+  p.ws = ws.data();
   // as src/ops/matmul/sm90.rs
-  auto bstride = [&](int64_t s, uint64_t span) -> uint64_t { return batch == 1 ? ((span * 2 + 15) / 16) * 16 : (uint64_t)s * 2; };
-  CUtensorMap ta = make_map(A.data(), K, M, batch, sam * 2, bstride(sab, (uint64_t)M * sam), 64, 128);
-  CUtensorMap tb = b_k ? make_map(B.data(), K, N, batch, sbn * 2, bstride(sbb, (uint64_t)N * sbn), 64, 256)
-                       : make_map(B.data(), N, K, batch, sbk * 2, bstride(sbb, (uint64_t)K * sbk), 64, 64);
-  unsigned gx = (unsigned)(((M + 127) / 128) * ((N + 255) / 256));
-  launch(kern, gx, batch, ta, tb, p);
+  const int es = sizeof(T), bk = 128 / es;
+  auto bstride = [&](int64_t s, uint64_t span) -> uint64_t { return batch == 1 ? ((span * es + 15) / 16) * 16 : (uint64_t)s * es; };
+  CUtensorMap ta = make_map(A.data(), K, M, batch, sam * es, bstride(sab, (uint64_t)M * sam), bk, 128, es);
+  CUtensorMap tb = b_k ? make_map(B.data(), K, N, batch, sbn * es, bstride(sbb, (uint64_t)N * sbn), bk, 256, es)
+                       : make_map(B.data(), N, K, batch, sbk * es, bstride(sbb, (uint64_t)K * sbk), 64, bk, es);
+  // Persistent blocks (as src/ops/matmul/sm90.rs, with 2 "SMs"): each block walks several tiles and batches.
+  unsigned tiles = (unsigned)(((M + 127) / 128) * ((N + 255) / 256) * batch * p.splits);
+  launch(kern, tiles < 2 ? tiles : 2, 1, ta, tb, p);
+  if (p.splits > 1)  // mm_splitk_reduce
+    for (int bz = 0; bz < batch; ++bz) for (size_t e = 0; e < (size_t)M * N; ++e) {
+      float acc = 0; for (int s = 0; s < p.splits; ++s) acc += ws[((size_t)bz * p.splits + s) * M * N + e];
+      C[(size_t)bz * M * N + e] = fromf<T>(acc);
+    }
   int bad = 0;
   for (int bz = 0; bz < batch; ++bz) for (int i = 0; i < M; ++i) for (int j = 0; j < N; ++j) {
     double ref = 0, mag = 0;
     for (int k = 0; k < K; ++k) { double x = tof(A[bz * sab + i * sam + k]), y = tof(B[bz * sbb + k * sbk + j * sbn]); ref += x * y; mag += fabs(x * y); }
     double out = tof(C[(size_t)bz * M * N + (size_t)i * N + j]);
-    if (!(fabs(out - ref) <= mag * 2 * K * 6e-8 + fabs(ref) * u_out * 1.01 + 1e-30)) { if (bad < 3) fprintf(stderr, "  [%d,%d,%d] %g vs %g\n", bz, i, j, out, ref); ++bad; }
+    if (!(fabs(out - ref) <= mag * (2 * K * 6e-8 + 2 * u_in) + fabs(ref) * u_out * 1.01 + 1e-30)) { if (bad < 3) fprintf(stderr, "  [%d,%d,%d] %g vs %g\n", bz, i, j, out, ref); ++bad; }
   }
   ++cases;
-  printf("%s %s b%d %dx%dx%d: %s\n", std::is_same<T, __half>::value ? "f16" : "bf16", b_k ? "k" : "n", batch, M, K, N, bad ? "FAIL" : "ok");
+  printf("%s %s b%d %dx%dx%d/%d: %s\n", std::is_same<T, float>::value ? "tf32" : std::is_same<T, __half>::value ? "f16" : "bf16", b_k ? "k" : "n", batch, M, K, N, (int)p.splits, bad ? "FAIL" : "ok");
   if (bad) ++fails;
   fflush(stdout);
 }
 
 int main() {
-  int shapes[][4] = {{1, 1, 1, 1}, {1, 128, 64, 256}, {1, 130, 72, 300}, {2, 70, 100, 260}, {1, 200, 330, 513}};
+  int shapes[][4] = {{1, 1, 1, 1}, {1, 128, 64, 256}, {1, 130, 72, 300}, {2, 70, 100, 260}, {1, 200, 330, 513}, {3, 130, 64, 260}};
   for (auto& s : shapes)
     for (int bk = 0; bk < 2; ++bk) {
       run_case<__nv_bfloat16>(bk ? mm_wg_bf16_k : mm_wg_bf16_n, bk, s[0], s[1], s[2], s[3], 1.0 / 256);
       run_case<__half>(bk ? mm_wg_f16_k : mm_wg_f16_n, bk, s[0], s[1], s[2], s[3], 1.0 / 2048);
+      // tf32: K-major B only; inputs truncated to 10 mantissa bits.
+      if (bk) run_case<float>(mm_wg_tf32_k, true, s[0], s[1], s[2], s[3], 1.0 / (1 << 24), 1.0 / 1024);
     }
+  // Split-K (persistent blocks walking splits and batches).
+  run_case<__nv_bfloat16>(mm_wg_bf16_n, false, 2, 130, 300, 260, 1.0 / 256, 0, 3);
+  run_case<__half>(mm_wg_f16_k, true, 1, 200, 330, 513, 1.0 / 2048, 0, 4);
+  run_case<float>(mm_wg_tf32_k, true, 2, 70, 100, 260, 1.0 / (1 << 24), 1.0 / 1024, 2);
   printf("%d cases, %d failures\n", cases, fails);
   return fails != 0;
 }

@@ -1,37 +1,48 @@
-//! The Hopper path for float16/bfloat16: wgmma + TMA (kernels/matmul_sm90a.cu,
-//! built for sm_90a alone and loaded only on compute capability 9.0).
+//! The Hopper path for float16/bfloat16 and float32 as TF32: wgmma + TMA
+//! (kernels/matmul_sm90a.cu, built for sm_90a alone and loaded only on
+//! compute capability 9.0).
 //!
-//! Takes a K-contiguous `a` and a K- or N-contiguous `b` whose rows (and
-//! batches) are 16-byte aligned and do not overlap; the tensor maps the TMA
-//! copies read are encoded here for every call (a host-side function, no
-//! device work).
+//! Takes a K-contiguous `a` and a K- or (16-bit types) N-contiguous `b`
+//! whose rows (and batches) are 16-byte aligned and do not overlap; for TF32,
+//! operands that are not K-contiguous are copied first (wgmma reads TF32 only
+//! K-major). The tensor maps the TMA copies read are encoded here for every
+//! call (a host-side function, no device work).
 
-use super::{cdiv, Force, GemmParams};
+use super::{auto_splits, cdiv, reduce_splits, set_splits, Force, GemmParams};
 use crate::cuda::{self, DeviceInfo, Kernel};
 use crate::kernels;
 use crate::registry::{DType, TensorArg};
 use anyhow::{anyhow, Result};
 use cudarc::driver::sys;
 use std::ffi::c_void;
+use tch::Tensor;
 
 const BM: i64 = 128;
 const BN: i64 = 256;
-const BK: i64 = 64;
+/// A k-tile is 128 bytes of K (one 128-byte swizzle atom).
+const BK_BYTES: i64 = 128;
 const STAGES: i64 = 4;
 const THREADS: u32 = 384;
 /// kernels/matmul_sm90a.cu `SMEM`: the stages, alignment slack, the barriers.
-const WG_SMEM: u32 = (STAGES * (BM + BN) * BK * 2 + 1024 + 2 * STAGES * 8) as u32;
+const WG_SMEM: u32 = (STAGES * (BM + BN) * BK_BYTES + 1024 + 2 * STAGES * 8) as u32;
 
 static WG_F16: [Kernel; 2] =
     [Kernel::new(&kernels::MATMUL_SM90A, "mm_wg_f16_k"), Kernel::new(&kernels::MATMUL_SM90A, "mm_wg_f16_n")];
 static WG_BF16: [Kernel; 2] =
     [Kernel::new(&kernels::MATMUL_SM90A, "mm_wg_bf16_k"), Kernel::new(&kernels::MATMUL_SM90A, "mm_wg_bf16_n")];
+static WG_TF32: Kernel = Kernel::new(&kernels::MATMUL_SM90A, "mm_wg_tf32_k");
+
+/// Elements of K per k-tile.
+fn bk(dtype: DType) -> i64 {
+    BK_BYTES / dtype.size() as i64
+}
 
 /// Whether the device and the strides suit the kernel (compute capability
 /// 9.0 exactly: the module is sm_90a code) and its TMA copies.
-fn eligible(q: &GemmParams, a_k: bool, b_k: bool, info: &DeviceInfo) -> bool {
-    let rows_ok = |ld: i64, len: i64| ld > 0 && ld % 8 == 0 && ld >= len;
-    let batch_ok = |s: i64, span: i64| q.batch == 1 || (s > 0 && s % 8 == 0 && s >= span);
+fn eligible(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, info: &DeviceInfo) -> bool {
+    let align = 16 / dtype.size() as i64; // elements per 16 bytes
+    let rows_ok = |ld: i64, len: i64| ld > 0 && ld % align == 0 && ld >= len;
+    let batch_ok = |s: i64, span: i64| q.batch == 1 || (s > 0 && s % align == 0 && s >= span);
     let small = |x: i64| x < i32::MAX as i64 - BN;
     let b_ok = if b_k {
         q.sbk == 1 && rows_ok(q.sbn, q.k) && batch_ok(q.sbb, q.n * q.sbn)
@@ -39,6 +50,7 @@ fn eligible(q: &GemmParams, a_k: bool, b_k: bool, info: &DeviceInfo) -> bool {
         q.sbn == 1 && rows_ok(q.sbk, q.n) && batch_ok(q.sbb, q.k * q.sbk)
     };
     info.cc == (9, 0)
+        && (b_k || dtype != DType::F32)
         && WG_SMEM as i32 <= info.max_smem
         && a_k
         && q.sak == 1
@@ -52,25 +64,87 @@ fn eligible(q: &GemmParams, a_k: bool, b_k: bool, info: &DeviceInfo) -> bool {
         && q.batch <= i32::MAX as i64
 }
 
-/// Whether the problem should run on the wgmma kernel: when forced (`wg`) and
-/// possible, or in the automatic choice (when it may use this kernel) for
-/// problems big enough to fill the GPU with 128 x 256 tiles.
-pub(super) fn wanted(q: &GemmParams, a_k: bool, b_k: bool, force: &Force, info: &DeviceInfo) -> bool {
+/// The split-K count to run the problem with on the wgmma kernel, or `None`
+/// for the other kernels: when forced (`wg`, `wg/<splits>`) and possible, or
+/// in the automatic choice (when it may use this kernel) for problems with
+/// more than 64 rows and enough tiles to fill the GPU or at least 2^30
+/// multiply-adds (split over K when the tiles alone would leave SMs idle).
+pub(super) fn plan(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, force: &Force, info: &DeviceInfo) -> Option<i64> {
+    if !eligible(q, dtype, a_k, b_k, info) {
+        return None;
+    }
+    let sms = info.sms as i64;
     match force {
-        Force::Tile(name, _) if name == "wg" => eligible(q, a_k, b_k, info),
+        Force::Tile(name, splits) if name == "wg" => Some(splits.unwrap_or(1)),
         Force::Auto { wgmma: true } => {
             let tiles = cdiv(q.m, BM) * cdiv(q.n, BN) * q.batch;
-            q.m > 64 && q.k >= BK && 2 * tiles >= info.sms as i64 && eligible(q, a_k, b_k, info)
+            let big = q.m.saturating_mul(q.n).saturating_mul(q.k).saturating_mul(q.batch) >= 1 << 30;
+            if q.m <= 64 || q.k < bk(dtype) || (2 * tiles < sms && !big) {
+                return None;
+            }
+            Some(if 2 * tiles >= sms { 1 } else { auto_splits(tiles, sms, q.k, 4 * bk(dtype)) })
         }
-        _ => false,
+        _ => None,
     }
+}
+
+/// Whether an operand `[batch, rows, k]` at `ptr` with strides (batch, row,
+/// k) is K-contiguous with 16-byte aligned rows, as TF32 TMA loads need.
+fn is_k_major(ptr: u64, [batch, rows, k]: [i64; 3], [sb, sr, sk]: [i64; 3]) -> bool {
+    let aligned = |s: i64| s % 4 == 0;
+    ptr.is_multiple_of(16) && sk == 1 && sr >= k && aligned(sr) && (batch == 1 || (aligned(sb) && sb >= rows * sr))
+}
+
+/// A contiguous (so K-major) copy of an operand, made by PyTorch on the
+/// current stream.
+fn k_major_copy(ptr: u64, shape: [i64; 3], strides: [i64; 3], like: &TensorArg) -> Result<Tensor> {
+    // SAFETY: a view of the live operand's memory with its own shape and
+    // strides, dropped before this call returns.
+    let view = unsafe { Tensor::f_from_blob(ptr as *const u8, &shape, &strides, tch::Kind::Float, like.tch_device()?)? };
+    Ok(view.f_contiguous()?)
+}
+
+/// TF32 on the Hopper kernel when `plan` says so: wgmma reads TF32
+/// operands K-major only, so `a` or `b` is copied to K-major first where it
+/// is not (a copy moves far fewer bytes than the product's time on the
+/// mma.sync kernels would cost). Returns whether it ran.
+pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device: usize, stream: usize, like: &TensorArg) -> Result<bool> {
+    let a_shape = [q.batch, q.m, q.k];
+    let b_shape = [q.batch, q.n, q.k];
+    let copy_a = !is_k_major(q.a, a_shape, [q.sab, q.sam, q.sak]);
+    let copy_b = !is_k_major(q.b, b_shape, [q.sbb, q.sbn, q.sbk]);
+    let mut p = *q;
+    if copy_a {
+        (p.sab, p.sam, p.sak) = (q.m * q.k, q.k, 1);
+    }
+    if copy_b {
+        (p.sbb, p.sbn, p.sbk) = (q.n * q.k, q.k, 1);
+    }
+    // Copies have rows of K elements: 16-byte aligned only when K is a multiple of 4.
+    if (copy_a || copy_b) && q.k % 4 != 0 {
+        return Ok(false);
+    }
+    let Some(splits) = plan(&p, DType::F32, true, true, force, info) else { return Ok(false) };
+    let a = if copy_a { Some(k_major_copy(q.a, a_shape, [q.sab, q.sam, q.sak], like)?) } else { None };
+    let b = if copy_b { Some(k_major_copy(q.b, b_shape, [q.sbb, q.sbn, q.sbk], like)?) } else { None };
+    if let Some(a) = &a {
+        p.a = a.data_ptr() as u64;
+    }
+    if let Some(b) = &b {
+        p.b = b.data_ptr() as u64;
+    }
+    // The copies are freed after the launch: the caching allocator reuses
+    // their memory only for work queued after this kernel on the stream.
+    launch(&p, DType::F32, splits, device, stream, true, like)?;
+    Ok(true)
 }
 
 /// A rank-3 tensor map (innermost dimension first) with 128-byte swizzle.
 fn tensor_map(dtype: DType, ptr: u64, dims: [u64; 3], strides: [u64; 2], boxes: [u32; 3]) -> Result<sys::CUtensorMap> {
     let dt = match dtype {
         DType::BF16 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
-        _ => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+        DType::F16 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+        _ => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
     };
     let mut map = sys::CUtensorMap { opaque: [0; 16] };
     let elem_strides = [1u32; 3];
@@ -97,29 +171,32 @@ fn tensor_map(dtype: DType, ptr: u64, dims: [u64; 3], strides: [u64; 2], boxes: 
     Ok(map)
 }
 
-pub(super) fn launch(q: &GemmParams, dtype: DType, device: usize, stream: usize, b_k: bool, _like: &TensorArg) -> Result<()> {
+pub(super) fn launch(q: &GemmParams, dtype: DType, splits: i64, device: usize, stream: usize, b_k: bool, like: &TensorArg) -> Result<()> {
+    let mut q = *q;
+    let _ws = set_splits(&mut q, splits, bk(dtype), like)?;
+    let q = &q;
     let (m, n, k, batch) = (q.m as u64, q.n as u64, q.k as u64, q.batch as u64);
+    let (es, bk) = (dtype.size() as u64, bk(dtype) as u32);
     // Batch strides in bytes; with one batch any multiple of 16 will do.
-    let bstride = |s: i64, span: u64| if batch == 1 { (span * 2).div_ceil(16).max(1) * 16 } else { s as u64 * 2 };
-    let tm_a = tensor_map(
-        dtype,
-        q.a,
-        [k, m, batch],
-        [q.sam as u64 * 2, bstride(q.sab, m * q.sam as u64)],
-        [BK as u32, BM as u32, 1],
-    )?;
+    let bstride = |s: i64, span: u64| if batch == 1 { (span * es).div_ceil(16).max(1) * 16 } else { s as u64 * es };
+    let tm_a = tensor_map(dtype, q.a, [k, m, batch], [q.sam as u64 * es, bstride(q.sab, m * q.sam as u64)], [bk, BM as u32, 1])?;
     let tm_b = if b_k {
-        tensor_map(dtype, q.b, [k, n, batch], [q.sbn as u64 * 2, bstride(q.sbb, n * q.sbn as u64)], [BK as u32, BN as u32, 1])?
+        tensor_map(dtype, q.b, [k, n, batch], [q.sbn as u64 * es, bstride(q.sbb, n * q.sbn as u64)], [bk, BN as u32, 1])?
     } else {
-        tensor_map(dtype, q.b, [n, k, batch], [q.sbk as u64 * 2, bstride(q.sbb, k * q.sbk as u64)], [64, BK as u32, 1])?
+        // 64 N-elements (128 bytes) per box row: 16-bit types only.
+        tensor_map(dtype, q.b, [n, k, batch], [q.sbk as u64 * es, bstride(q.sbb, k * q.sbk as u64)], [64, bk, 1])?
     };
-    let table = if dtype == DType::BF16 { &WG_BF16 } else { &WG_F16 };
-    let f = table[!b_k as usize].function_smem(device, WG_SMEM)?;
-    let grid_x = cdiv(q.m, BM) * cdiv(q.n, BN);
-    if grid_x > i32::MAX as i64 {
-        anyhow::bail!("the product is too large for one launch ({} x {})", q.m, q.n);
+    let f = match dtype {
+        DType::BF16 => &WG_BF16[!b_k as usize],
+        DType::F16 => &WG_F16[!b_k as usize],
+        DType::F32 if b_k => &WG_TF32,
+        _ => anyhow::bail!("the Hopper kernel has no {dtype:?} variant with this layout"),
     }
-    let grid_z = q.batch.min(65_535) as u32;
+    .function_smem(device, WG_SMEM)?;
+    // Persistent blocks, one per SM (the shared memory allows no more).
+    let items = cdiv(q.m, BM) * cdiv(q.n, BN) * q.batch * q.splits;
+    let grid = items.min(cuda::device_info(device)?.sms as i64).max(1) as u32;
     let mut params = [cuda::arg(&tm_a), cuda::arg(&tm_b), cuda::arg(q)];
-    cuda::launch(f, (grid_x as u32, 1, grid_z), (THREADS, 1, 1), WG_SMEM, stream, &mut params)
+    cuda::launch(f, (grid, 1, 1), (THREADS, 1, 1), WG_SMEM, stream, &mut params)?;
+    reduce_splits(q, dtype, device, stream)
 }
