@@ -11,7 +11,8 @@ random inputs per shape. Also: cold start of a fresh process
 
 `--sweep` adds a table of every forced kernel variant (MYNS_MATMUL_KERNEL)
 on a few shapes, for tuning the automatic choice (`--wg`: also the Hopper
-kernel forced, `wg`, and the automatic choice without it, `nowg`). Writes
+kernel forced, `wg` and `wg/<splits>`, and the automatic choice without it,
+`nowg`). Writes
 `matmul.json` and `matmul.png` under bench/results/ (or --out). Follows the
 bench/common.py interface: `run(args)` returns tables, records, plots, notes.
 """
@@ -86,7 +87,7 @@ def sweep_rows(bench, device, wg=False):
            (128, 4096, 4096), (4096, 4096, 14336), (1, 4096, 14336), (16, 4096, 4096)]
     small = [(1024, 1024, 1024), (4096, 4096, 4096), (128, 4096, 4096), (16, 4096, 4096)]
     variants = {
-        "bf16": ["auto"] + (["nowg", "wg"] if wg else []) + ["256", "128", "64", "64/2", "16", "16/4", "16/8"],
+        "bf16": ["auto"] + (["nowg", "wg", "wg/2", "wg/4", "wg/8"] if wg else []) + ["256", "128", "64", "64/2", "16", "16/4", "16/8"],
         "tf32": ["auto", "256", "128", "64", "16/8"],
         "f32": ["auto", "128", "128/2", "16/4", "16/8"],
     }

@@ -93,7 +93,7 @@ void run_case(WgKern kern, bool b_k, int batch, int M, int K, int N, double u_ou
     double ref = 0, mag = 0;
     for (int k = 0; k < K; ++k) { double x = tof(A[bz * sab + i * sam + k]), y = tof(B[bz * sbb + k * sbk + j * sbn]); ref += x * y; mag += fabs(x * y); }
     double out = tof(C[(size_t)bz * M * N + (size_t)i * N + j]);
-    if (!(fabs(out - ref) <= mag * (2 * K * 6e-8 + 2 * u_in) + fabs(ref) * u_out * 1.01 + 1e-30)) { if (bad < 3) fprintf(stderr, "  [%d,%d,%d] %g vs %g\n", bz, i, j, out, ref); ++bad; }
+    if (!(fabs(out - ref) <= mag * (2 * K * 6e-8 + 2 * u_in + u_in * u_in) + fabs(ref) * u_out * 1.01 + 1e-30)) { if (bad < 3) fprintf(stderr, "  [%d,%d,%d] %g vs %g\n", bz, i, j, out, ref); ++bad; }
   }
   ++cases;
   printf("%s %s b%d %dx%dx%d/%d: %s\n", std::is_same<T, float>::value ? "tf32" : std::is_same<T, __half>::value ? "f16" : "bf16", b_k ? "k" : "n", batch, M, K, N, (int)p.splits, bad ? "FAIL" : "ok");

@@ -94,7 +94,9 @@ def check(out, a, b, kind):
         return
     k = a.shape[-1]
     mag = a.double().abs() @ b.double().abs()
-    bound = mag * (2 * U_IN[kind] + 2 * k * U_ACC[kind]) + ref.abs() * U_OUT[kind] * 1.01 + U_SUB[kind] + 1e-30
+    # Each product of two inputs off by U_IN: off by 2 U_IN + U_IN^2.
+    u_prod = 2 * U_IN[kind] + U_IN[kind] ** 2
+    bound = mag * (u_prod + 2 * k * U_ACC[kind]) + ref.abs() * U_OUT[kind] * 1.01 + U_SUB[kind] + 1e-30
     diff = (out.double() - ref).abs()
     bad = diff > bound
     assert not bad.any(), f"{int(bad.sum())} elements off, first at {bad.nonzero()[0].tolist()}"

@@ -68,7 +68,9 @@ fn eligible(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, info: &DeviceInf
 /// for the other kernels: when forced (`wg`, `wg/<splits>`) and possible, or
 /// in the automatic choice (when it may use this kernel) for problems with
 /// more than 64 rows and enough tiles to fill the GPU or at least 2^30
-/// multiply-adds (split over K when the tiles alone would leave SMs idle).
+/// multiply-adds. The latter split K when the tiles alone would leave SMs
+/// idle, keeping at least 1024 of K per split (shorter splits measured slower
+/// on the H100: 1024^3 bf16 ran at 106 TFLOP/s unsplit, 82 in 4 splits).
 pub(super) fn plan(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, force: &Force, info: &DeviceInfo) -> Option<i64> {
     if !eligible(q, dtype, a_k, b_k, info) {
         return None;
@@ -82,7 +84,7 @@ pub(super) fn plan(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, force: &F
             if q.m <= 64 || q.k < bk(dtype) || (2 * tiles < sms && !big) {
                 return None;
             }
-            Some(if 2 * tiles >= sms { 1 } else { auto_splits(tiles, sms, q.k, 4 * bk(dtype)) })
+            Some(if 2 * tiles >= sms { 1 } else { auto_splits(tiles, sms, q.k, 1024) })
         }
         _ => None,
     }
@@ -106,8 +108,9 @@ fn k_major_copy(ptr: u64, shape: [i64; 3], strides: [i64; 3], like: &TensorArg) 
 
 /// TF32 on the Hopper kernel when `plan` says so: wgmma reads TF32
 /// operands K-major only, so `a` or `b` is copied to K-major first where it
-/// is not (a copy moves far fewer bytes than the product's time on the
-/// mma.sync kernels would cost). Returns whether it ran.
+/// is not, when the product is large enough to pay for the copy (at least
+/// 1024 rows of the other operand; with M = 128 the copy of b took longer
+/// than the whole product on the mma.sync kernels). Returns whether it ran.
 pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device: usize, stream: usize, like: &TensorArg) -> Result<bool> {
     let a_shape = [q.batch, q.m, q.k];
     let b_shape = [q.batch, q.n, q.k];
@@ -121,7 +124,7 @@ pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device:
         (p.sbb, p.sbn, p.sbk) = (q.n * q.k, q.k, 1);
     }
     // Copies have rows of K elements: 16-byte aligned only when K is a multiple of 4.
-    if (copy_a || copy_b) && q.k % 4 != 0 {
+    if (copy_a || copy_b) && q.k % 4 != 0 || copy_a && q.n < 1024 || copy_b && q.m < 1024 {
         return Ok(false);
     }
     let Some(splits) = plan(&p, DType::F32, true, true, force, info) else { return Ok(false) };
