@@ -45,8 +45,8 @@ for dtype in [torch.float32, torch.bfloat16]:
     torch.cuda.synchronize()
     checked += len(outs)
 # Launch shapes the cases above miss: a warp per row (many short rows), and
-# the Hopper matmul (the automatic choice here: wgmma split over K on
-# compute capability 9.0; TF32 with a K-major copy of b).
+# large matmuls (bf16: the Hopper kernel on compute capability 9.0; TF32:
+# the mma.sync kernels).
 for dtype in [torch.float32, torch.bfloat16]:
     x = torch.randn(300, 256, device="cuda", dtype=dtype)
     w = torch.randn(256, device="cuda", dtype=dtype)

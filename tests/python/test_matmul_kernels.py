@@ -101,7 +101,12 @@ def check(out, a, b, kind):
     bad = diff > bound
     assert not bad.any(), f"{int(bad.sum())} elements off, first at {bad.nonzero()[0].tolist()}"
     if ref.norm() > 0:
-        assert rel_err(out, ref) <= REL[kind]
+        rel = REL[kind]
+        if kind == "tf32" and os.environ.get("MYNS_MATMUL_KERNEL", "").startswith("wg"):
+            # The Hopper kernel truncates inputs to TF32 (a product off by up
+            # to 2^-9, about 6.5e-4 on average): only forced, never automatic.
+            rel = 2.5e-3
+        assert rel_err(out, ref) <= rel, f"relative error {rel_err(out, ref):.2e} > {rel:.1e}"
 
 
 # `MYNS_MATMUL_KERNEL=nowg` in the environment: test without the Hopper kernel.

@@ -106,12 +106,19 @@ fn k_major_copy(ptr: u64, shape: [i64; 3], strides: [i64; 3], like: &TensorArg) 
     Ok(view.f_contiguous()?)
 }
 
-/// TF32 on the Hopper kernel when `plan` says so: wgmma reads TF32
-/// operands K-major only, so `a` or `b` is copied to K-major first where it
-/// is not, when the product is large enough to pay for the copy (at least
-/// 1024 rows of the other operand; with M = 128 the copy of b took longer
-/// than the whole product on the mma.sync kernels). Returns whether it ran.
+/// TF32 on the Hopper kernel, only when forced (`wg`): its tensor cores read
+/// float32 from shared memory and truncate it to TF32, where cuBLAS and the
+/// mma.sync kernels round; on the H100 that biased products by about 9e-4
+/// relative to cuBLAS (4096^3: 0.76 of its speed against 0.28 for mma.sync),
+/// so the automatic choice keeps mma.sync until the kernel rounds its inputs.
+/// wgmma reads TF32 operands K-major only, so `a` or `b` is copied to K-major
+/// first where it is not (when the other operand has at least 1024 rows: with
+/// M = 128 the copy of b took longer than the whole product). Returns whether
+/// it ran.
 pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device: usize, stream: usize, like: &TensorArg) -> Result<bool> {
+    if !matches!(force, Force::Tile(name, _) if name == "wg") {
+        return Ok(false);
+    }
     let a_shape = [q.batch, q.m, q.k];
     let b_shape = [q.batch, q.n, q.k];
     let copy_a = !is_k_major(q.a, a_shape, [q.sab, q.sam, q.sak]);
