@@ -62,7 +62,7 @@ __device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, u
 }
 
 // Shared-memory matrix descriptor, 128-byte swizzle. K-major tiles (rows of
-// 64 elements = 128 bytes, 8-row atoms 1024 bytes apart): sbo = 1024, lbo
+// 128 bytes of K, 8-row atoms 1024 bytes apart): sbo = 1024, lbo
 // unused. MN-major tiles (rows along K of 64 MN-elements, 8 K-rows per atom;
 // 64-wide MN blocks `lbo` bytes apart): lbo = block stride, sbo = 1024.
 __device__ __forceinline__ uint64_t make_desc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
@@ -212,7 +212,8 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
 #pragma unroll
         for (int kk = 0; kk < BK_BYTES / 32; ++kk) {
           // This warpgroup's 64 rows start 64 * 128 bytes into the A tile; one
-          // k16 step is 32 bytes along a K-major row, 16 rows of an MN-major tile.
+          // wgmma k-step (k16, or k8 for tf32) is 32 bytes along a K-major
+          // row, 16 rows of an MN-major (16-bit) tile.
           const uint64_t da = make_desc(a_stage(s) + cw * 64 * 128 + kk * 32, 16, 1024);
           if constexpr (B_K) {
             Wgmma<T>::template run<0>(d, da, make_desc(b_stage(s) + kk * 32, 16, 1024));

@@ -69,8 +69,9 @@ template <typename A>
 __device__ __forceinline__ A row_max(A v) { return row_reduce(v, Max{}, A(-INFINITY)); }
 
 // exp and 1/x for the accumulation type: the fast hardware approximations in
-// float (relative error ~1e-7 in range, far below half/bfloat16 rounding and
-// within float32's), the exact ones in double.
+// float (a few ulp in range, far below half/bfloat16 rounding; 1/x is 0 for
+// |x| above 2^126, where the exact value is below float's normal range
+// anyway), the exact ones in double.
 __device__ __forceinline__ float fast_exp(float x) { return __expf(x); }
 __device__ __forceinline__ double fast_exp(double x) { return exp(x); }
 __device__ __forceinline__ float fast_rcp(float x) { return __fdividef(1.0f, x); }

@@ -1,8 +1,9 @@
 // Softmax over the last dimension of a contiguous [rows, H] buffer.
 // Rows that fit in registers (the usual case): max, then the sum of
-// exp(x - max), then exp(x - max) / sum, as torch.softmax computes it. Longer rows: one pass computes max and sum of exp together
-// (online softmax), a second writes exp(x - max) / sum. -inf entries give 0;
-// an all -inf row gives NaN, as torch.softmax does.
+// exp(x - max), then exp(x - max) / sum, as torch.softmax computes it.
+// Longer rows: one pass computes max and sum of exp together (online
+// softmax), a second writes exp(x - max) / sum. -inf entries give 0; an all
+// -inf row gives NaN, as torch.softmax does.
 #include "rows.cuh"
 
 using myns::Acc;

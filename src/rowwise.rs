@@ -74,9 +74,10 @@ pub struct RowLaunch {
 impl RowLaunch {
     /// For `rows` rows of `h` elements in the buffers `ptrs` (on `x`'s device):
     /// the 16-byte pack variant when the buffers allow it, and about four
-    /// packs per thread. Rows too few to fill the GPU get a pack per thread
-    /// (less work in sequence per thread); rows of at most 128 packs a warp
-    /// each, 8 rows per block (an SM holds at most 32 blocks, so one-warp
+    /// packs per thread. Rows too few to fill the GPU (at most one per SM) get
+    /// a pack per thread (less work in sequence per thread). Rows that need
+    /// only one warp (at most 128 packs, or 32 when rows are that few) take a
+    /// warp each, 8 rows per block (an SM holds at most 32 blocks, so one-warp
     /// blocks would leave half its threads idle).
     pub fn new(kernels: &RowKernels, x: &TensorArg, ptrs: &[usize], rows: i64, h: i64, layout: Rows) -> Result<RowLaunch> {
         let dtype = x.dtype()?;

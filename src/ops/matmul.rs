@@ -7,7 +7,8 @@
 //!   or on compute capability 9.0 the wgmma + TMA kernel
 //!   (kernels/matmul_sm90a.cu, built for sm_90a only) for large problems;
 //! - float32: TF32 tensor cores (mma.sync m16n8k8) when PyTorch's
-//!   `torch.backends.cuda.matmul.allow_tf32` is on at call time, else a
+//!   `torch.backends.cuda.matmul.allow_tf32` is on at call time (the Hopper
+//!   kernel's TF32 variant only when forced: see `sm90::try_tf32`), else a
 //!   register-blocked CUDA-core kernel (kernels/matmul_simt.cu);
 //! - float64, and operands that are neither K- nor MN-contiguous with
 //!   16-byte-aligned rows: the generic strided kernel (kernels/matmul.cu).

@@ -67,9 +67,9 @@ fn eligible(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, info: &DeviceInf
 /// The split-K count to run the problem with on the wgmma kernel, or `None`
 /// for the other kernels: when forced (`wg`, `wg/<splits>`) and possible, or
 /// in the automatic choice (when it may use this kernel) for problems with
-/// more than 64 rows and enough tiles to fill the GPU or at least 2^30
-/// multiply-adds. The latter split K when the tiles alone would leave SMs
-/// idle, keeping at least 1024 of K per split (shorter splits measured slower
+/// more than 64 rows and tiles for at least half the SMs, or at least 2^30
+/// multiply-adds. The latter split K when the tiles alone would leave over
+/// half the SMs idle, keeping at least 1024 of K per split (shorter splits measured slower
 /// on the H100: 1024^3 bf16 ran at 106 TFLOP/s unsplit, 82 in 4 splits).
 pub(super) fn plan(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, force: &Force, info: &DeviceInfo) -> Option<i64> {
     if !eligible(q, dtype, a_k, b_k, info) {
