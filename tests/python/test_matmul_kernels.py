@@ -17,6 +17,7 @@ every variant, meant for `compute-sanitizer --tool memcheck`.
 import os
 import subprocess
 import sys
+import zlib
 
 import pytest
 import torch
@@ -158,7 +159,9 @@ CASES = [(k, v) for k, vs in VARIANTS.items() for v in vs]
 def matmul_sweep(kind):
     """Every shape and layout with whatever MYNS_MATMUL_KERNEL says."""
     dtype = DT[kind]
-    torch.manual_seed(hash(kind) % 1000)
+    # A fixed seed per kind (Python's str hash changes from run to run), so
+    # a failure reproduces.
+    torch.manual_seed(zlib.crc32(kind.encode()))
     for m, k, n in SHAPES:
         for lay in LAYOUTS:
             for pad in (True, False) if lay == "nn" else (True,):
