@@ -102,7 +102,7 @@ unsafe fn borrow(h: myns_tensor, func: &str, arg: &str) -> Result<ManuallyDrop<T
     if h.is_null() {
         return Err(invalid(func, format_args!("argument `{arg}` is NULL")));
     }
-    let t = ManuallyDrop::new(Tensor::from_ptr(h as *mut torch_sys::C_tensor));
+    let t = crate::registry::borrow_tensor(h as usize);
     if !t.defined() {
         return Err(invalid(func, format_args!("argument `{arg}` is an undefined tensor")));
     }

@@ -93,11 +93,16 @@ pub fn contiguous(t: &TensorArg) -> Result<Contiguous> {
         return Ok(Contiguous { _keep: None, ptr: t.data_ptr() });
     }
     let c = t.tensor().f_contiguous().map_err(|e| t.error(format_args!("could not be made contiguous: {e}")))?;
-    let ptr = c.data_ptr() as usize;
-    Ok(Contiguous { _keep: Some(c), ptr })
+    Ok(Contiguous::owned(c))
 }
 
 impl Contiguous {
+    /// Holds a contiguous tensor made by the caller.
+    pub fn owned(t: Tensor) -> Contiguous {
+        let ptr = t.data_ptr() as usize;
+        Contiguous { _keep: Some(t), ptr }
+    }
+
     /// For in-place ops: if a copy was made, copies the result back into `t`.
     pub fn write_back(&self, t: &TensorArg) -> Result<()> {
         if let Some(c) = &self._keep {
@@ -120,6 +125,13 @@ pub fn empty(sizes: &[i64], dtype: DType, like: &TensorArg) -> Result<Tensor> {
         .map_err(|e| like.error(format_args!("output allocation failed: {e}")))?;
     // SAFETY: a new `at::Tensor*` that we own from here on.
     Ok(unsafe { Tensor::from_ptr(p as *mut torch_sys::C_tensor) })
+}
+
+/// A new contiguous tensor with `t`'s sizes (symbolic ones too), dtype and
+/// device: the Meta kernels' output. Contiguous first, as `empty_like` keeps
+/// a transposed input's strides while the real kernels return contiguous.
+pub fn empty_like(t: &TensorArg) -> Result<Tensor> {
+    Ok(t.tensor().f_contiguous()?.f_empty_like()?)
 }
 
 /// Borrows `n` elements of T at `ptr` (a contiguous buffer of a live tensor).

@@ -2,7 +2,8 @@
 //! per device, kernel handles cached, launches on PyTorch's current stream.
 //!
 //! The C++ kernel wrapper has already made the input's device current (and
-//! restores the caller's afterwards), so launches here need no context switch.
+//! restores the caller's afterwards); `Kernel::function` still binds the
+//! device's primary context, which a fresh thread may lack (see `bind`).
 
 use anyhow::{anyhow, bail, Result};
 use cudarc::driver::{result, sys, CudaContext, CudaFunction, CudaModule};

@@ -190,8 +190,8 @@ impl<'a> TensorArg<'a> {
     /// The tensor itself, borrowed without touching its refcount.
     pub fn tensor(&self) -> ManuallyDrop<Tensor> {
         // SAFETY: `arg.tensor` is an `at::Tensor*` on the dispatcher stack that
-        // outlives this call; ManuallyDrop keeps tch from freeing it.
-        ManuallyDrop::new(unsafe { Tensor::from_ptr(self.arg.tensor as *mut torch_sys::C_tensor) })
+        // outlives this call.
+        unsafe { borrow_tensor(self.arg.tensor) }
     }
     pub fn name(&self) -> String {
         arg_name(self.spec, self.index)
@@ -262,6 +262,16 @@ impl<'a> TensorArg<'a> {
         Ok(())
     }
 
+    /// Checks that `other` has the same shape as `self` (where both are concrete).
+    pub fn expect_same_shape(&self, other: &TensorArg) -> Result<()> {
+        if let (Some(a), Some(b)) = (self.sizes(), other.sizes()) {
+            if a != b {
+                return Err(other.error(format_args!("has shape {b:?} but `{}` has shape {a:?}", self.name())));
+            }
+        }
+        Ok(())
+    }
+
     /// Checks that `other` has the same dtype and device as `self`.
     pub fn expect_same_dtype_device(&self, other: &TensorArg) -> Result<()> {
         if other.arg.dtype != self.arg.dtype {
@@ -327,6 +337,15 @@ pub(crate) fn write_grads(spec: &OpSpec, results: Vec<Option<Tensor>>, outs: &mu
     Ok(n)
 }
 
+/// A tch view of an `at::Tensor*` someone else owns; ManuallyDrop keeps tch
+/// from freeing it.
+///
+/// # Safety
+/// `ptr` must be a live `at::Tensor*` that outlives the returned value.
+pub(crate) unsafe fn borrow_tensor(ptr: usize) -> ManuallyDrop<Tensor> {
+    ManuallyDrop::new(Tensor::from_ptr(ptr as *mut torch_sys::C_tensor))
+}
+
 /// Gives up ownership of a tch tensor as an `at::Tensor*`.
 pub(crate) fn into_raw(t: Tensor) -> usize {
     let mut t = ManuallyDrop::new(t);
@@ -361,10 +380,8 @@ impl<'a> BackwardCtx<'a> {
     }
     /// Gradient of output `i`; `None` when autograd passed an undefined gradient.
     pub fn grad(&self, i: usize) -> Option<ManuallyDrop<Tensor>> {
-        self.grads.get(i).filter(|a| a.kind == ArgKind::Tensor).map(|a| {
-            // SAFETY: an `at::Tensor*` owned by the C++ caller for this call.
-            ManuallyDrop::new(unsafe { Tensor::from_ptr(a.tensor as *mut torch_sys::C_tensor) })
-        })
+        // SAFETY: an `at::Tensor*` owned by the C++ caller for this call.
+        self.grads.get(i).filter(|a| a.kind == ArgKind::Tensor).map(|a| unsafe { borrow_tensor(a.tensor) })
     }
     /// Whether autograd wants the gradient of tensor input number `i`
     /// (counting tensor arguments only).
@@ -375,10 +392,8 @@ impl<'a> BackwardCtx<'a> {
 
 fn borrowed(arg: Option<&Arg>, spec: &OpSpec, what: &str) -> Result<ManuallyDrop<Tensor>> {
     match arg {
-        Some(a) if a.kind == ArgKind::Tensor => {
-            // SAFETY: an `at::Tensor*` owned by the C++ caller for this call.
-            Ok(ManuallyDrop::new(unsafe { Tensor::from_ptr(a.tensor as *mut torch_sys::C_tensor) }))
-        }
+        // SAFETY: an `at::Tensor*` owned by the C++ caller for this call.
+        Some(a) if a.kind == ArgKind::Tensor => Ok(unsafe { borrow_tensor(a.tensor) }),
         _ => bail!("myns::{}: missing {what}", spec.name),
     }
 }

@@ -45,18 +45,13 @@ fn check<'a>(call: &Call<'a>) -> Result<(TensorArg<'a>, TensorArg<'a>)> {
     if a.dim() != b.dim() {
         return Err(b.error(format_args!("has {} dimensions but `a` has {}", b.dim(), a.dim())));
     }
-    if let (Some(sa), Some(sb)) = (a.sizes(), b.sizes()) {
-        if sa != sb {
-            return Err(b.error(format_args!("has shape {sb:?} but `a` has shape {sa:?}")));
-        }
-    }
+    a.expect_same_shape(&b)?;
     Ok((a, b))
 }
 
 fn meta(call: &Call) -> Result<Vec<Tensor>> {
     let (a, _) = check(call)?;
-    // Built from the input so symbolic sizes survive; contiguous like the real output.
-    Ok(vec![a.tensor().f_contiguous()?.f_empty_like()?])
+    Ok(vec![cpu::empty_like(&a)?])
 }
 
 fn forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {

@@ -48,11 +48,7 @@ fn check<'a>(call: &Call<'a>) -> Result<(TensorArg<'a>, TensorArg<'a>, TensorArg
     let (x, w, eps) = check_norm_args(call, 0, 2, 3)?;
     let r = call.tensor(1)?;
     x.expect_same_dtype_device(&r)?;
-    if let (Some(sx), Some(sr)) = (x.sizes(), r.sizes()) {
-        if sx != sr {
-            return Err(r.error(format_args!("has shape {sr:?} but `x` has shape {sx:?}")));
-        }
-    }
+    x.expect_same_shape(&r)?;
     x.expect_writable()?;
     r.expect_writable()?;
     if x.data_ptr() != 0 && x.data_ptr() == r.data_ptr() && x.numel() > 0 {

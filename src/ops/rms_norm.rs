@@ -98,7 +98,7 @@ pub(crate) fn check_norm_args<'a>(call: &Call<'a>, xi: usize, wi: usize, ei: usi
 
 fn meta(call: &Call) -> Result<Vec<Tensor>> {
     let (x, _, _) = check_norm_args(call, 0, 1, 2)?;
-    Ok(vec![x.tensor().f_contiguous()?.f_empty_like()?])
+    Ok(vec![cpu::empty_like(&x)?])
 }
 
 fn forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
@@ -156,17 +156,13 @@ fn check_backward<'a>(call: &Call<'a>) -> Result<(TensorArg<'a>, TensorArg<'a>, 
     let g = call.tensor(0)?;
     let (x, w, eps) = check_norm_args(call, 1, 2, 3)?;
     x.expect_same_dtype_device(&g)?;
-    if let (Some(sg), Some(sx)) = (g.sizes(), x.sizes()) {
-        if sg != sx {
-            return Err(g.error(format_args!("has shape {sg:?} but `x` has shape {sx:?}")));
-        }
-    }
+    x.expect_same_shape(&g)?;
     Ok((g, x, w, eps))
 }
 
 fn backward_meta(call: &Call) -> Result<Vec<Tensor>> {
     let (_, x, w, _) = check_backward(call)?;
-    Ok(vec![x.tensor().f_contiguous()?.f_empty_like()?, w.tensor().f_contiguous()?.f_empty_like()?])
+    Ok(vec![cpu::empty_like(&x)?, cpu::empty_like(&w)?])
 }
 
 fn backward_forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {

@@ -66,7 +66,7 @@ fn check<'a>(call: &Call<'a>) -> Result<(TensorArg<'a>, f64)> {
 
 fn meta(call: &Call) -> Result<Vec<Tensor>> {
     let (x, _) = check(call)?;
-    Ok(vec![x.tensor().f_contiguous()?.f_empty_like()?])
+    Ok(vec![cpu::empty_like(&x)?])
 }
 
 fn meta_inplace(call: &Call) -> Result<Vec<Tensor>> {

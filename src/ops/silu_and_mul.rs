@@ -178,7 +178,7 @@ fn check_backward<'a>(call: &Call<'a>) -> Result<(TensorArg<'a>, TensorArg<'a>)>
 
 fn backward_meta(call: &Call) -> Result<Vec<Tensor>> {
     let (_, x) = check_backward(call)?;
-    Ok(vec![x.tensor().f_contiguous()?.f_empty_like()?])
+    Ok(vec![cpu::empty_like(&x)?])
 }
 
 fn backward_forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {

@@ -81,39 +81,43 @@ fn meta(call: &Call) -> Result<Vec<Tensor>> {
     let x = call.tensor(0)?;
     x.dtype()?;
     wrap_dim(call, &x, 1)?;
-    Ok(vec![x.tensor().f_contiguous()?.f_empty_like()?])
+    Ok(vec![cpu::empty_like(&x)?])
 }
 
-/// Runs a row kernel over `dim` of the given tensors: moves `dim` last (with a
-/// copy) when it is not, and moves the result back into a contiguous tensor.
+/// Runs a row kernel over `dim` of the given tensors. When `dim` is last
+/// (the usual case) the buffers are used in place, as the other row ops do;
+/// otherwise `dim` is moved last (with a copy) and the result moved back
+/// into a contiguous tensor.
 fn run_rows(
     call: &Call,
     backend: Backend,
     inputs: &[&TensorArg],
     dim: i64,
     kernels: &RowKernels,
-    cpu_fn: fn(crate::registry::DType, &[usize], usize, usize, usize),
+    cpu_fn: fn(crate::registry::DType, &[usize], usize, usize),
 ) -> Result<Tensor> {
     let x = inputs[0];
     let dtype = x.dtype()?;
-    let nd = x.dim() as i64;
-    let last = nd.max(1) - 1;
-    let moved: Vec<Tensor> = inputs
-        .iter()
-        .map(|t| {
-            let t = t.tensor();
-            if dim == last { t.f_contiguous() } else { t.f_movedim(&[dim][..], &[last][..])?.f_contiguous() }
-        })
-        .collect::<Result<_, _>>()?;
-    let out = moved[0].f_empty_like()?;
-    let sizes = moved[0].size();
+    let last = (x.dim() as i64).max(1) - 1;
+    let (bufs, sizes) = if dim == last {
+        let bufs: Vec<cpu::Contiguous> = inputs.iter().map(|t| cpu::contiguous(t)).collect::<Result<_>>()?;
+        (bufs, x.sizes_real()?.to_vec())
+    } else {
+        let moved = |t: &&TensorArg| Ok(cpu::Contiguous::owned(t.tensor().f_movedim(&[dim][..], &[last][..])?.f_contiguous()?));
+        let bufs: Vec<cpu::Contiguous> = inputs.iter().map(moved).collect::<Result<_>>()?;
+        let mut sizes = x.sizes_real()?.to_vec();
+        let moved_size = sizes.remove(dim as usize);
+        sizes.push(moved_size);
+        (bufs, sizes)
+    };
+    let mut ptrs: Vec<usize> = bufs.iter().map(|b| b.ptr).collect();
+    let out = cpu::empty(&sizes, dtype, x)?;
     let h = sizes.last().copied().unwrap_or(1);
     let rows = if h == 0 { 0 } else { x.numel() / h };
     if rows > 0 {
-        let mut ptrs: Vec<usize> = moved.iter().map(|t| t.data_ptr() as usize).collect();
         ptrs.push(out.data_ptr() as usize);
         match backend {
-            Backend::Cpu if x.device() == DeviceKind::Cpu => cpu_fn(dtype, &ptrs, rows as usize, h as usize, 0),
+            Backend::Cpu if x.device() == DeviceKind::Cpu => cpu_fn(dtype, &ptrs, rows as usize, h as usize),
             Backend::Cuda { stream } if x.device() == DeviceKind::Cuda => {
                 let launch = RowLaunch::new(kernels, x, &ptrs, rows, h, Rows::BlockOrWarp)?;
                 let ptrs: Vec<u64> = ptrs.iter().map(|&p| p as u64).collect();
@@ -132,7 +136,7 @@ fn forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
     let x = call.tensor(0)?;
     x.dtype()?;
     let dim = wrap_dim(call, &x, 1)?;
-    let out = run_rows(call, backend, &[&x], dim, &KERNELS, |dtype, p, rows, h, _| {
+    let out = run_rows(call, backend, &[&x], dim, &KERNELS, |dtype, p, rows, h| {
         crate::with_elem!(dtype, T => softmax_cpu::<T>(p[0], p[1], rows, h))
     })?;
     Ok(vec![out])
@@ -160,23 +164,19 @@ fn check_backward<'a>(call: &Call<'a>) -> Result<(TensorArg<'a>, TensorArg<'a>, 
     let (g, y) = (call.tensor(0)?, call.tensor(1)?);
     g.dtype()?;
     g.expect_same_dtype_device(&y)?;
-    if let (Some(sg), Some(sy)) = (g.sizes(), y.sizes()) {
-        if sg != sy {
-            return Err(y.error(format_args!("has shape {sy:?} but `grad` has shape {sg:?}")));
-        }
-    }
+    g.expect_same_shape(&y)?;
     let dim = wrap_dim(call, &y, 2)?;
     Ok((g, y, dim))
 }
 
 fn backward_meta(call: &Call) -> Result<Vec<Tensor>> {
     let (_, y, _) = check_backward(call)?;
-    Ok(vec![y.tensor().f_contiguous()?.f_empty_like()?])
+    Ok(vec![cpu::empty_like(&y)?])
 }
 
 fn backward_forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
     let (g, y, dim) = check_backward(call)?;
-    let out = run_rows(call, backend, &[&g, &y], dim, &BACKWARD_KERNELS, |dtype, p, rows, h, _| {
+    let out = run_rows(call, backend, &[&g, &y], dim, &BACKWARD_KERNELS, |dtype, p, rows, h| {
         crate::with_elem!(dtype, T => softmax_backward_cpu::<T>(p[0], p[1], p[2], rows, h))
     })?;
     Ok(vec![out])
