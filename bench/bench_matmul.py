@@ -11,8 +11,8 @@ random inputs per shape. Also: cold start of a fresh process
 
 `--sweep` adds a table of every forced kernel variant (MYNS_MATMUL_KERNEL)
 on a few shapes, for tuning the automatic choice (`--wg`: also the Hopper
-kernel forced, `wg` and `wg/<splits>`, and the automatic choice without it,
-`nowg`). Writes
+kernel forced at each tile width, `wg256`, `wg128`, `wg64`, with and without
+splits, and the automatic choice without it, `nowg`). Writes
 `matmul.json` and `matmul.png` under bench/results/ (or --out). Follows the
 bench/common.py interface: `run(args)` returns tables, records, plots, notes.
 """
@@ -83,17 +83,21 @@ def measure(bench, kind, m, k, n, device, variants=("myns", "torch")):
 def sweep_rows(bench, device, wg=False):
     """Every forced variant on a few shapes (tuning data); the Hopper kernel
     forced (`wg`) and left out (`nowg`) only when asked."""
-    big = [(1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
-           (128, 4096, 4096), (4096, 4096, 14336), (1, 4096, 14336), (16, 4096, 4096)]
-    small = [(1024, 1024, 1024), (4096, 4096, 4096), (128, 4096, 4096), (16, 4096, 4096)]
+    big = [(512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
+           (128, 4096, 4096), (128, 4096, 14336), (128, 14336, 4096), (4096, 4096, 14336), (1, 4096, 14336), (16, 4096, 4096)]
+    small = [(256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (4096, 4096, 4096), (128, 4096, 4096), (16, 4096, 4096)]
+    tf32 = [(512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
+            (128, 4096, 4096), (128, 4096, 14336), (128, 14336, 4096)]
+    hopper = ["nowg", "wg256", "wg128", "wg64", "wg256/2", "wg128/2", "wg64/2", "wg64/4"] if wg else []
     variants = {
-        "bf16": ["auto"] + (["nowg", "wg", "wg/2", "wg/4", "wg/8"] if wg else []) + ["256", "128", "64", "64/2", "16", "16/4", "16/8"],
-        "tf32": ["auto", "256", "128", "64", "16/8"],
-        "f32": ["auto", "128", "128/2", "16/4", "16/8"],
+        "bf16": ["auto"] + hopper + ["256", "128", "64", "64/2", "16", "16/4", "16/8"],
+        "tf32": ["auto"] + hopper + ["256", "128", "64", "16/8"],
+        "f32": ["auto", "128", "128s", "64", "64/2", "64/4", "128/2", "16/4", "16/8"],
     }
+    shapes = {"bf16": big, "tf32": tf32, "f32": small}
     rows = []
     for kind, vs in variants.items():
-        for m, k, n in big if kind == "bf16" else small:
+        for m, k, n in shapes[kind]:
             dtype = set_kind(kind)
             a = torch.randn(m, k, device=device, dtype=dtype)
             b = torch.randn(k, n, device=device, dtype=dtype)

@@ -1,14 +1,14 @@
 // myns-arch: sm_90a
 // Hopper matmul/bmm for float16, bfloat16 and float32 as TF32: TMA
-// bulk-tensor loads into a 4-stage shared-memory ring (128-byte swizzle,
-// mbarrier completion), wgmma m64n256 tensor-core instructions reading both
-// operands from shared memory, float32 accumulation in registers, output in
+// bulk-tensor loads into a shared-memory ring (128-byte swizzle, mbarrier
+// completion), wgmma m64nN tensor-core instructions reading both operands
+// from shared memory, float32 accumulation in registers, output in
 // the input dtype.
 //
 // Built for sm_90a alone (the marker on the first line; see build.rs) and
 // loaded only on compute capability 9.0.
 //
-// Block tile 128 x 256 x (128 bytes of K), three warpgroups: warpgroup 0 is
+// Block tile 128 x BN x (128 bytes of K), BN 256, 128 or 64; three warpgroups: warpgroup 0 is
 // the producer (one thread issues the TMA copies), warpgroups 1 and 2 each
 // compute 64 rows of the tile. Persistent: one block per SM walks the tiles.
 // A must be K-contiguous (row-major); B either K-contiguous (`_k`: b^T
@@ -17,7 +17,7 @@
 // out-of-range rows and columns with zeros, the epilogue stores only in-range
 // elements.
 //
-//   mm_wg_<dtype>_<lb>(tmA, tmB, GemmParams)  (tensor maps built in src/ops/matmul/sm90.rs)
+//   mm_wg<BN>_<dtype>_<lb>(tmA, tmB, GemmParams)  (tensor maps built in src/ops/matmul/sm90.rs)
 #include <cuda.h>
 
 #include "matmul_common.cuh"
@@ -26,13 +26,18 @@ namespace myns {
 namespace sm90 {
 
 // A k-tile is 128 bytes of K per row (64 half or 32 float elements): one
-// 128-byte swizzle atom wide, 4 wgmma k-steps of 32 bytes.
-constexpr int BM = 128, BN = 256, BK_BYTES = 128, STAGES = 4, CONSUMERS = 2;
+// 128-byte swizzle atom wide, 4 wgmma k-steps of 32 bytes. The block tile is
+// BM x BN, BN in {64, 128, 256} (narrower tiles give small problems more
+// blocks); narrower tiles take more stages in about the same shared memory.
+constexpr int BM = 128, BK_BYTES = 128, CONSUMERS = 2;
 constexpr int THREADS = 128 * (CONSUMERS + 1);
-constexpr int A_BYTES = BM * BK_BYTES, B_BYTES = BN * BK_BYTES, STAGE_BYTES = A_BYTES + B_BYTES;
-// Keep in sync with WG_SMEM in src/ops/matmul/sm90.rs: the stages, 1024 bytes
-// to align them (128-byte swizzle), the barriers.
-[[maybe_unused]] constexpr int SMEM = STAGES * STAGE_BYTES + 1024 + 2 * STAGES * 8;
+template <int BN> struct Tile {
+  static constexpr int STAGES = BN == 256 ? 4 : BN == 128 ? 6 : 8;
+  static constexpr int A_BYTES = BM * BK_BYTES, B_BYTES = BN * BK_BYTES, STAGE_BYTES = A_BYTES + B_BYTES;
+  // Keep in sync with wg_smem in src/ops/matmul/sm90.rs: the stages, 1024
+  // bytes to align them (128-byte swizzle), the barriers.
+  static constexpr int SMEM = STAGES * STAGE_BYTES + 1024 + 2 * STAGES * 8;
+};
 
 __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
@@ -74,61 +79,61 @@ __device__ __forceinline__ uint64_t make_desc(uint32_t addr, uint32_t lbo, uint3
   return d;
 }
 
-template <typename T> struct Wgmma;
-template <> struct Wgmma<__nv_bfloat16> {
-  template <int TRANS_B>
-  static __device__ __forceinline__ void run(float (&d)[128], uint64_t da, uint64_t db) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
-        "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127}, "
-        "%128, %129, p, 1, 1, 0, %131;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-        : "l"(da), "l"(db), "r"(1), "n"(TRANS_B));
-  }
-};
-
-template <> struct Wgmma<__half> {
-  template <int TRANS_B>
-  static __device__ __forceinline__ void run(float (&d)[128], uint64_t da, uint64_t db) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
-        "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127}, "
-        "%128, %129, p, 1, 1, 0, %131;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-        : "l"(da), "l"(db), "r"(1), "n"(TRANS_B));
-  }
-};
-
-// TF32: float32 operands in shared memory (the tensor cores read their top 19
-// bits), both K-major (wgmma has no transposed B for tf32).
-template <> struct Wgmma<float> {
-  template <int TRANS_B>
-  static __device__ __forceinline__ void run(float (&d)[128], uint64_t da, uint64_t db) {
-    static_assert(TRANS_B == 0, "tf32 wgmma reads K-major B only");
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "
-        "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127}, "
-        "%128, %129, p, 1, 1;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-        : "l"(da), "l"(db), "r"(1));
-  }
-};
+// wgmma m64nNk16 (half types) or m64nNk8 (tf32), N in {64, 128, 256}: both
+// operands from shared memory through descriptors, N / 2 float accumulators
+// per thread. The instruction text needs literal operand numbers, so the
+// accumulator lists and the operands after them come in one bundle per N.
+#define MYNS_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+#define MYNS_D32(i) MYNS_D8(i), MYNS_D8(i + 8), MYNS_D8(i + 16), MYNS_D8(i + 24)
+#define MYNS_R32 "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
+#define MYNS_R64 MYNS_R32 ",%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
+#define MYNS_R128 MYNS_R64 ",%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127"
+// N, accumulators, their register list, then the A and B descriptor, scale-d
+// and (half types) transpose-B operand numbers, then the accumulator operands.
+#define MYNS_N64 64, 32, MYNS_R32, "%32", "%33", "%34", ", 0, %35", MYNS_D32(0)
+#define MYNS_N128 128, 64, MYNS_R64, "%64", "%65", "%66", ", 0, %67", MYNS_D32(0), MYNS_D32(32)
+#define MYNS_N256 256, 128, MYNS_R128, "%128", "%129", "%130", ", 0, %131", MYNS_D32(0), MYNS_D32(32), MYNS_D32(64), MYNS_D32(96)
+#define MYNS_KEEP(x) x
+#define MYNS_DROP(x)
+#define MYNS_WGMMA(T, KSTEP, TYPES, TRANS_ARGS, ...) MYNS_WGMMA_(T, KSTEP, TYPES, TRANS_ARGS, __VA_ARGS__)
+#define MYNS_WGMMA_(T, KSTEP, TYPES, TRANS_ARGS, N, NACC, REGS, DA, DB, SC, TRANS, ...)                          \
+  template <> struct Wgmma<T, N> {                                                                             \
+    template <int TRANS_B>                                                                                     \
+    static __device__ __forceinline__ void run(float (&d)[NACC], uint64_t da, uint64_t db) {                   \
+      static_assert(TRANS_B == 0 || sizeof(T) == 2, "tf32 wgmma reads K-major B only");                      \
+      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " SC ", 0;\nwgmma.mma_async.sync.aligned.m64n" #N KSTEP \
+                   ".f32." TYPES " {" REGS "}, " DA ", " DB ", p, 1, 1" TRANS_ARGS(TRANS) ";\n}\n"          \
+                   : __VA_ARGS__                                                                               \
+                   : "l"(da), "l"(db), "r"(1), "n"(TRANS_B));                                                  \
+    }                                                                                                         \
+  };
+template <typename T, int N> struct Wgmma;
+MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_KEEP, MYNS_N64)
+MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_KEEP, MYNS_N128)
+MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_KEEP, MYNS_N256)
+MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_KEEP, MYNS_N64)
+MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_KEEP, MYNS_N128)
+MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_KEEP, MYNS_N256)
+// TF32: float32 operands in shared memory, of which the tensor cores read the
+// top 19 bits (so callers round them first), both K-major.
+MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_DROP, MYNS_N64)
+MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_DROP, MYNS_N128)
+MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_DROP, MYNS_N256)
 
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void wgmma_wait(float (&d)[128]) {
-  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+template <int W, int NACC>
+__device__ __forceinline__ void wgmma_wait(float (&d)[NACC]) {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(W) : "memory");
   // The accumulators are only final now: keep the compiler from using them earlier.
 #pragma unroll
-  for (int i = 0; i < 128; ++i) asm volatile("" : "+f"(d[i])::"memory");
+  for (int i = 0; i < NACC; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-template <typename T, bool B_K>
+template <typename T, bool B_K, int BN>
 __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMap* tmB, const GemmParams& p) {
+  using L = Tile<BN>;
+  constexpr int STAGES = L::STAGES, A_BYTES = L::A_BYTES, STAGE_BYTES = L::STAGE_BYTES, NACC = BN / 2;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const uint32_t raw = smem_addr(smem_raw);
   const uint32_t base = (raw + 1023u) & ~1023u;
@@ -201,9 +206,9 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     for (int64_t w = blockIdx.x; w < tiles; w += gridDim.x) {
       const Item t = item(w);
       const int m0 = t.m0, n0 = t.n0;
-      float d[128];
+      float d[NACC];
 #pragma unroll
-      for (int i = 0; i < 128; ++i) d[i] = 0.f;
+      for (int i = 0; i < NACC; ++i) d[i] = 0.f;
       int prev = -1;
       for (int kt = 0; kt < t.kt; ++kt, ++it) {
         const int s = it % STAGES, round = it / STAGES;
@@ -216,9 +221,9 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           // row, 16 rows of an MN-major (16-bit) tile.
           const uint64_t da = make_desc(a_stage(s) + cw * 64 * 128 + kk * 32, 16, 1024);
           if constexpr (B_K) {
-            Wgmma<T>::template run<0>(d, da, make_desc(b_stage(s) + kk * 32, 16, 1024));
+            Wgmma<T, BN>::template run<0>(d, da, make_desc(b_stage(s) + kk * 32, 16, 1024));
           } else {
-            Wgmma<T>::template run<1>(d, da, make_desc(b_stage(s) + kk * 16 * 128, 64 * BK_BYTES, 1024));
+            Wgmma<T, BN>::template run<1>(d, da, make_desc(b_stage(s) + kk * 16 * 128, 64 * BK_BYTES, 1024));
           }
         }
         wgmma_commit();
@@ -281,14 +286,52 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
 
 using myns::GemmParams;
 
-#define MYNS_WG(dt, T, lb, BKC)                                                                         \
-  extern "C" __global__ void __launch_bounds__(myns::sm90::THREADS, 1)                                  \
-      mm_wg_##dt##_##lb(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, \
-                        const GemmParams p) {                                                            \
-    myns::sm90::wg_gemm<T, BKC>(&tmA, &tmB, p);                                                          \
+// float32 operand -> K-major copy rounded to TF32 (to nearest), for the tf32
+// kernels: their tensor cores would truncate. Source element (z, r, k) at
+// z * sb + r * sr + k * sk; destination rows of `ld` (>= k) floats.
+struct Tf32Copy {
+  const float* src;
+  float* dst;
+  int64_t batch, rows, k, sb, sr, sk, ld;
+};
+
+// 32 x 32 tiles through shared memory with 32 x 8 threads: reads run along
+// whichever of k and rows is contiguous in the source, writes along k.
+extern "C" __global__ void __launch_bounds__(256) mm_tf32_round_copy(const Tf32Copy p) {
+  __shared__ float tile[32][33];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const bool along_k = p.sk == 1 || p.sr != 1;
+  const int64_t r0 = (int64_t)blockIdx.x * 32, k_tiles = (p.k + 31) / 32;
+  for (int64_t z = blockIdx.z; z < p.batch; z += gridDim.z) {
+    const float* src = p.src + z * p.sb;
+    float* dst = p.dst + z * p.rows * p.ld;
+    for (int64_t kt = blockIdx.y; kt < k_tiles; kt += gridDim.y) {
+      const int64_t k0 = kt * 32;
+      for (int i = ty; i < 32; i += 8) {
+        const int rr = along_k ? i : tx, kk = along_k ? tx : i;
+        if (r0 + rr < p.rows && k0 + kk < p.k) tile[rr][kk] = src[(r0 + rr) * p.sr + (k0 + kk) * p.sk];
+      }
+      __syncthreads();
+      for (int i = ty; i < 32; i += 8)
+        if (r0 + i < p.rows && k0 + tx < p.k) dst[(r0 + i) * p.ld + k0 + tx] = __uint_as_float(myns::to_tf32(tile[i][tx]));
+      __syncthreads();
+    }
   }
-MYNS_WG(bf16, __nv_bfloat16, k, true)
-MYNS_WG(bf16, __nv_bfloat16, n, false)
-MYNS_WG(f16, __half, k, true)
-MYNS_WG(f16, __half, n, false)
-MYNS_WG(tf32, float, k, true)
+}
+
+
+#define MYNS_WG(dt, T, lb, BKC, BN)                                                                     \
+  extern "C" __global__ void __launch_bounds__(myns::sm90::THREADS, 1)                                  \
+      mm_wg##BN##_##dt##_##lb(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, \
+                              const GemmParams p) {                                                      \
+    myns::sm90::wg_gemm<T, BKC, BN>(&tmA, &tmB, p);                                                      \
+  }
+#define MYNS_WG_ALL(BN)                      \
+  MYNS_WG(bf16, __nv_bfloat16, k, true, BN)  \
+  MYNS_WG(bf16, __nv_bfloat16, n, false, BN) \
+  MYNS_WG(f16, __half, k, true, BN)          \
+  MYNS_WG(f16, __half, n, false, BN)         \
+  MYNS_WG(tf32, float, k, true, BN)
+MYNS_WG_ALL(256)
+MYNS_WG_ALL(128)
+MYNS_WG_ALL(64)

@@ -6,10 +6,11 @@
 //! - float16/bfloat16: tensor cores: the mma.sync kernels (kernels/matmul_tc.cu),
 //!   or on compute capability 9.0 the wgmma + TMA kernel
 //!   (kernels/matmul_sm90a.cu, built for sm_90a only) for large problems;
-//! - float32: TF32 tensor cores (mma.sync m16n8k8) when PyTorch's
+//! - float32: TF32 tensor cores when PyTorch's
 //!   `torch.backends.cuda.matmul.allow_tf32` is on at call time (the Hopper
-//!   kernel's TF32 variant only when forced: see `sm90::try_tf32`), else a
-//!   register-blocked CUDA-core kernel (kernels/matmul_simt.cu);
+//!   kernel on rounded copies of the operands, see `sm90::try_tf32`, else
+//!   mma.sync m16n8k8), else a register-blocked CUDA-core kernel
+//!   (kernels/matmul_simt.cu);
 //! - float64, and operands that are neither K- nor MN-contiguous with
 //!   16-byte-aligned rows: the generic strided kernel (kernels/matmul.cu).
 //!
@@ -17,8 +18,9 @@
 //! split K across blocks (float32 partials, then a reduction kernel), and
 //! skinny ones (M <= 16, or N <= 16 by computing the transposed product) use a
 //! 16-row tile. `MYNS_MATMUL_KERNEL` in the environment forces a choice for
-//! testing and tuning: `generic`, a tile name (`256`, `128`, `64`, `16`, `wg`),
-//! optionally with a split count (`64/4`), `auto+wg` (the automatic choice
+//! testing and tuning: `generic`, a tile name (`256`, `128`, `64`, `16`; for
+//! the Hopper kernel `wg` with its automatic width, `wg256`, `wg128`, `wg64`),
+//! optionally with a split count (`64/4`, `wg128/2`), `auto+wg` (the automatic choice
 //! including the Hopper kernel, as it does by default: see
 //! `WGMMA_BY_DEFAULT`) or `nowg` (without it).
 
@@ -238,8 +240,14 @@ const TF32_TILES: [Tile; 4] = [
     tile("64", 64, 64, 16, 4, 128, 3, 0.55),
     tile("16", 16, 128, 32, 4, 128, 2, 0.2),
 ];
-/// kernels/matmul_simt.cu `MYNS_SIMT` (stages: the double buffer).
-const SIMT_TILES: [Tile; 2] = [tile("128", 128, 128, 8, 2, 256, 1, 1.0), tile("16", 16, 128, 32, 2, 128, 3, 0.3)];
+/// kernels/matmul_simt.cu `MYNS_SIMT` (stages: the double buffer). `128s`:
+/// the 128 tile at one block per SM (no register cap), for comparison.
+const SIMT_TILES: [Tile; 4] = [
+    tile("128", 128, 128, 8, 2, 256, 2, 1.0),
+    tile("128s", 128, 128, 8, 2, 256, 1, 1.0),
+    tile("64", 64, 64, 16, 2, 64, 6, 0.5),
+    tile("16", 16, 128, 32, 2, 128, 3, 0.3),
+];
 
 /// Dynamic shared memory of a tensor-core tile (matmul_tc.cu `TcTile`).
 fn tc_smem(t: &Tile, elem: i64, a_k: bool, b_k: bool) -> u32 {
@@ -286,8 +294,12 @@ static TC_TF32: [Layouts; 4] = [
     layouts!(kernels::MATMUL_TC, "mm_tc_tf32_64"),
     layouts!(kernels::MATMUL_TC, "mm_tc_tf32_16"),
 ];
-static SIMT_F32: [Layouts; 2] =
-    [layouts!(kernels::MATMUL_SIMT, "mm_simt_f32_128"), layouts!(kernels::MATMUL_SIMT, "mm_simt_f32_16")];
+static SIMT_F32: [Layouts; 4] = [
+    layouts!(kernels::MATMUL_SIMT, "mm_simt_f32_128"),
+    layouts!(kernels::MATMUL_SIMT, "mm_simt_f32_128s"),
+    layouts!(kernels::MATMUL_SIMT, "mm_simt_f32_64"),
+    layouts!(kernels::MATMUL_SIMT, "mm_simt_f32_16"),
+];
 static GENERIC: cuda::DTypeKernels = crate::dtype_kernels!(kernels::MATMUL, "matmul");
 static REDUCE: cuda::DTypeKernels = crate::dtype_kernels!(kernels::MATMUL_TC, "mm_splitk_reduce");
 
@@ -436,8 +448,8 @@ fn gemm_cuda(p: &Problem, dtype: DType, like: &TensorArg, stream: usize) -> Resu
     }
 
     if matches!(dtype, DType::F16 | DType::BF16) {
-        if let Some(splits) = sm90::plan(&q, dtype, a_k, b_k, &force, &info) {
-            return sm90::launch(&q, dtype, splits, device, stream, b_k, like);
+        if let Some(plan) = sm90::plan(&q, dtype, a_k, b_k, &force, &info) {
+            return sm90::launch(&q, dtype, plan, device, stream, b_k, like);
         }
     }
     let use_tf32 = dtype == DType::F32 && crate::bridge::ffi::allow_tf32_matmul().map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -481,8 +493,15 @@ fn auto_choice(tiles: &[Tile], q: &GemmParams, sms: i64, simt: bool) -> (usize, 
         return (last, auto_splits(count, 2 * sms * tiles[last].per_sm, q.k, 256));
     }
     if simt {
-        let count = tiles_of(&tiles[0], q.m, q.n, q.batch);
-        return (0, auto_splits(count, sms, q.k, 256));
+        // The 128 tile where it fills the SMs; else 64 x 64 tiles split over
+        // K towards two blocks per SM (a CUDA-core tile has little reuse to
+        // lose, and small problems otherwise leave most SMs idle).
+        if tiles_of(&tiles[0], q.m, q.n, q.batch) >= sms {
+            return (0, 1);
+        }
+        let small = tiles.iter().position(|t| t.name == "64").unwrap_or(0);
+        let count = tiles_of(&tiles[small], q.m, q.n, q.batch);
+        return (small, auto_splits(count, 2 * sms, q.k, 64));
     }
     choose_tile(tiles, q.m, q.n, q.k, q.batch, sms)
 }

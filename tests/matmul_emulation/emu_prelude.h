@@ -27,6 +27,7 @@
 #define __launch_bounds__(...)
 #define __restrict__
 #define __grid_constant__
+inline float __uint_as_float(unsigned u) { float f; memcpy(&f, &u, 4); return f; }
 
 namespace emu {
 struct Dim { unsigned x = 0, y = 0, z = 0; };

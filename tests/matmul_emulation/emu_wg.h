@@ -1,5 +1,5 @@
 // Emulated Hopper pieces (replace the asm in matmul_sm90a.cu): mbarriers,
-// TMA tiled loads with 128-byte swizzle, wgmma m64n256 (k16, tf32 k8) reading shared
+// TMA tiled loads with 128-byte swizzle, wgmma m64nN (k16, tf32 k8) reading shared
 // memory through descriptors decoded per the PTX ISA's canonical layouts.
 struct EmuMap { const unsigned char* base; uint64_t dims[3]; uint64_t strides[2]; uint32_t box[3]; int elem; };
 inline unsigned char* emu_window();  // shared-memory window (addresses are offsets into it)
@@ -81,14 +81,13 @@ inline float emu_B(const Desc& b, int k, int n, int trans) {
   return emu_ld<T>(b.start + (n % 64) * 2 + (n / 64) * b.lbo + (k % 8) * 128 + (k / 8) * b.sbo);
 }
 
-template <typename T> struct Wgmma;
-template <typename T> struct WgmmaEmu {
+template <typename T, int N> struct Wgmma {
   template <int TRANS_B>
-  static void run(float (&d)[128], uint64_t da, uint64_t db) {
+  static void run(float (&d)[N / 2], uint64_t da, uint64_t db) {
     constexpr int KS = 32 / sizeof(T);  // k16 for 16-bit types, k8 for tf32
     Desc A = decode(da), B = decode(db);
     int tid = emu::cur->tid.x % 128, w = tid / 32, l = tid % 32, g = l / 4, t = l % 4;
-    for (int i = 0; i < 128; ++i) {
+    for (int i = 0; i < N / 2; ++i) {
       int row = w * 16 + g + 8 * ((i / 2) % 2), col = (i / 4) * 8 + 2 * t + (i % 2);
       double s = d[i];
       for (int k = 0; k < KS; ++k) s += (double)emu_A<T>(A, row, k) * emu_B<T>(B, k, col, TRANS_B);
@@ -96,10 +95,7 @@ template <typename T> struct WgmmaEmu {
     }
   }
 };
-template <> struct Wgmma<__nv_bfloat16> : WgmmaEmu<__nv_bfloat16> {};
-template <> struct Wgmma<__half> : WgmmaEmu<__half> {};
-template <> struct Wgmma<float> : WgmmaEmu<float> {};
 __device__ __forceinline__ void wgmma_fence() {}
 __device__ __forceinline__ void wgmma_commit() {}
-template <int N> __device__ __forceinline__ void wgmma_wait(float (&)[128]) {}
+template <int W, int NACC> __device__ __forceinline__ void wgmma_wait(float (&)[NACC]) {}
 inline uint32_t smem_addr(const void* p) { return (uint32_t)((const unsigned char*)p - emu_window()); }

@@ -58,8 +58,18 @@ template <> __nv_bfloat16 fromf(float x) { return __float2bfloat16_rn(x); }
 template <> float fromf(float x) { return x; }
 static int fails = 0, cases = 0;
 
+// The kernels by tile width (256, 128, 64) and variant: bf16 k/n, f16 k/n, tf32 k.
+#define WG_ROW(BN) {mm_wg##BN##_bf16_k, mm_wg##BN##_bf16_n, mm_wg##BN##_f16_k, mm_wg##BN##_f16_n, mm_wg##BN##_tf32_k}
+static const WgKern kernels_by_width[3][5] = {WG_ROW(256), WG_ROW(128), WG_ROW(64)};
+template <class T> WgKern pick(int bn, bool b_k) {
+  const int w = bn == 256 ? 0 : bn == 128 ? 1 : 2;
+  const int v = std::is_same<T, float>::value ? 4 : (std::is_same<T, __half>::value ? 2 : 0) + !b_k;
+  return kernels_by_width[w][v];
+}
+
 template <class T>
-void run_case(WgKern kern, bool b_k, int batch, int M, int K, int N, double u_out, double u_in = 0, int splits = 1) {
+void run_case(int bn, bool b_k, int batch, int M, int K, int N, double u_out, double u_in = 0, int splits = 1) {
+  const WgKern kern = pick<T>(bn, b_k);
   std::mt19937 rng(M * 7 + K * 13 + N + batch); std::normal_distribution<float> nd;
   auto rup = [](int x) { return (x + 7) / 8 * 8; };
   int64_t sak = 1, sam = rup(K), sab = (int64_t)M * sam;
@@ -78,10 +88,10 @@ void run_case(WgKern kern, bool b_k, int batch, int M, int K, int N, double u_ou
   const int es = sizeof(T), bk = 128 / es;
   auto bstride = [&](int64_t s, uint64_t span) -> uint64_t { return batch == 1 ? ((span * es + 15) / 16) * 16 : (uint64_t)s * es; };
   CUtensorMap ta = make_map(A.data(), K, M, batch, sam * es, bstride(sab, (uint64_t)M * sam), bk, 128, es);
-  CUtensorMap tb = b_k ? make_map(B.data(), K, N, batch, sbn * es, bstride(sbb, (uint64_t)N * sbn), bk, 256, es)
+  CUtensorMap tb = b_k ? make_map(B.data(), K, N, batch, sbn * es, bstride(sbb, (uint64_t)N * sbn), bk, bn, es)
                        : make_map(B.data(), N, K, batch, sbk * es, bstride(sbb, (uint64_t)K * sbk), 64, bk, es);
   // Persistent blocks (as src/ops/matmul/sm90.rs, with 2 "SMs"): each block walks several tiles and batches.
-  unsigned tiles = (unsigned)(((M + 127) / 128) * ((N + 255) / 256) * batch * p.splits);
+  unsigned tiles = (unsigned)(((M + 127) / 128) * ((N + bn - 1) / bn) * batch * p.splits);
   launch(kern, tiles < 2 ? tiles : 2, 1, ta, tb, p);
   if (p.splits > 1)  // mm_splitk_reduce
     for (int bz = 0; bz < batch; ++bz) for (size_t e = 0; e < (size_t)M * N; ++e) {
@@ -96,24 +106,28 @@ void run_case(WgKern kern, bool b_k, int batch, int M, int K, int N, double u_ou
     if (!(fabs(out - ref) <= mag * (2 * K * 6e-8 + 2 * u_in + u_in * u_in) + fabs(ref) * u_out * 1.01 + 1e-30)) { if (bad < 3) fprintf(stderr, "  [%d,%d,%d] %g vs %g\n", bz, i, j, out, ref); ++bad; }
   }
   ++cases;
-  printf("%s %s b%d %dx%dx%d/%d: %s\n", std::is_same<T, float>::value ? "tf32" : std::is_same<T, __half>::value ? "f16" : "bf16", b_k ? "k" : "n", batch, M, K, N, (int)p.splits, bad ? "FAIL" : "ok");
+  printf("%s %s wg%d b%d %dx%dx%d/%d: %s\n", std::is_same<T, float>::value ? "tf32" : std::is_same<T, __half>::value ? "f16" : "bf16", b_k ? "k" : "n", bn, batch, M, K, N, (int)p.splits, bad ? "FAIL" : "ok");
   if (bad) ++fails;
   fflush(stdout);
 }
 
 int main() {
   int shapes[][4] = {{1, 1, 1, 1}, {1, 128, 64, 256}, {1, 130, 72, 300}, {2, 70, 100, 260}, {1, 200, 330, 513}, {3, 130, 64, 260}};
-  for (auto& s : shapes)
-    for (int bk = 0; bk < 2; ++bk) {
-      run_case<__nv_bfloat16>(bk ? mm_wg_bf16_k : mm_wg_bf16_n, bk, s[0], s[1], s[2], s[3], 1.0 / 256);
-      run_case<__half>(bk ? mm_wg_f16_k : mm_wg_f16_n, bk, s[0], s[1], s[2], s[3], 1.0 / 2048);
-      // tf32: K-major B only; inputs truncated to 10 mantissa bits.
-      if (bk) run_case<float>(mm_wg_tf32_k, true, s[0], s[1], s[2], s[3], 1.0 / (1 << 24), 1.0 / 1024);
-    }
+  for (int bn : {256, 128, 64})
+    for (auto& s : shapes)
+      for (int bk = 0; bk < 2; ++bk) {
+        if (bn != 256 && s[0] * s[1] * s[3] > 70000) continue;  // the wide cases again, but narrower: keep the run short
+        run_case<__nv_bfloat16>(bn, bk, s[0], s[1], s[2], s[3], 1.0 / 256);
+        run_case<__half>(bn, bk, s[0], s[1], s[2], s[3], 1.0 / 2048);
+        // tf32: K-major B only; inputs truncated to 10 mantissa bits.
+        if (bk) run_case<float>(bn, true, s[0], s[1], s[2], s[3], 1.0 / (1 << 24), 1.0 / 1024);
+      }
   // Split-K (persistent blocks walking splits and batches).
-  run_case<__nv_bfloat16>(mm_wg_bf16_n, false, 2, 130, 300, 260, 1.0 / 256, 0, 3);
-  run_case<__half>(mm_wg_f16_k, true, 1, 200, 330, 513, 1.0 / 2048, 0, 4);
-  run_case<float>(mm_wg_tf32_k, true, 2, 70, 100, 260, 1.0 / (1 << 24), 1.0 / 1024, 2);
+  run_case<__nv_bfloat16>(256, false, 2, 130, 300, 260, 1.0 / 256, 0, 3);
+  run_case<__half>(256, true, 1, 200, 330, 513, 1.0 / 2048, 0, 4);
+  run_case<float>(256, true, 2, 70, 100, 260, 1.0 / (1 << 24), 1.0 / 1024, 2);
+  run_case<__nv_bfloat16>(64, false, 2, 130, 300, 260, 1.0 / 256, 0, 3);
+  run_case<__half>(128, true, 1, 200, 330, 513, 1.0 / 2048, 0, 4);
   printf("%d cases, %d failures\n", cases, fails);
   return fails != 0;
 }

@@ -4,11 +4,10 @@
 //!
 //! Takes a K-contiguous `a` and a K- or (16-bit types) N-contiguous `b`
 //! whose rows (and batches) are 16-byte aligned and do not overlap; for TF32,
-//! operands that are not K-contiguous are copied first (wgmma reads TF32 only
-//! K-major). The tensor maps the TMA copies read are encoded here for every
+//! both operands are first copied K-major and rounded (see `try_tf32`). The tensor maps the TMA copies read are encoded here for every
 //! call (a host-side function, no device work).
 
-use super::{auto_splits, cdiv, reduce_splits, set_splits, Force, GemmParams};
+use super::{cdiv, reduce_splits, set_splits, Force, GemmParams};
 use crate::cuda::{self, DeviceInfo, Kernel};
 use crate::kernels;
 use crate::registry::{DType, TensorArg};
@@ -18,19 +17,57 @@ use std::ffi::c_void;
 use tch::Tensor;
 
 const BM: i64 = 128;
-const BN: i64 = 256;
+/// Block tile widths (N), widest first; kernels/matmul_sm90a.cu `Tile<BN>`.
+const BNS: [i64; 3] = [256, 128, 64];
 /// A k-tile is 128 bytes of K (one 128-byte swizzle atom).
 const BK_BYTES: i64 = 128;
-const STAGES: i64 = 4;
 const THREADS: u32 = 384;
-/// kernels/matmul_sm90a.cu `SMEM`: the stages, alignment slack, the barriers.
-const WG_SMEM: u32 = (STAGES * (BM + BN) * BK_BYTES + 1024 + 2 * STAGES * 8) as u32;
 
-static WG_F16: [Kernel; 2] =
-    [Kernel::new(&kernels::MATMUL_SM90A, "mm_wg_f16_k"), Kernel::new(&kernels::MATMUL_SM90A, "mm_wg_f16_n")];
-static WG_BF16: [Kernel; 2] =
-    [Kernel::new(&kernels::MATMUL_SM90A, "mm_wg_bf16_k"), Kernel::new(&kernels::MATMUL_SM90A, "mm_wg_bf16_n")];
-static WG_TF32: Kernel = Kernel::new(&kernels::MATMUL_SM90A, "mm_wg_tf32_k");
+/// kernels/matmul_sm90a.cu `Tile<BN>::SMEM`: the stages (more for narrower
+/// tiles), alignment slack, the barriers.
+const fn wg_smem(bn: i64) -> u32 {
+    let stages = match bn {
+        256 => 4,
+        128 => 6,
+        _ => 8,
+    };
+    (stages * (BM + bn) * BK_BYTES + 1024 + 2 * stages * 8) as u32
+}
+
+/// The kernels of one tile width: bf16 and f16 with K- and N-contiguous b,
+/// and tf32 (K-contiguous b only).
+struct WgKernels {
+    bf16: [Kernel; 2],
+    f16: [Kernel; 2],
+    tf32: Kernel,
+}
+
+macro_rules! wg_kernels {
+    ($bn:literal) => {
+        WgKernels {
+            bf16: [
+                Kernel::new(&kernels::MATMUL_SM90A, concat!("mm_wg", $bn, "_bf16_k")),
+                Kernel::new(&kernels::MATMUL_SM90A, concat!("mm_wg", $bn, "_bf16_n")),
+            ],
+            f16: [
+                Kernel::new(&kernels::MATMUL_SM90A, concat!("mm_wg", $bn, "_f16_k")),
+                Kernel::new(&kernels::MATMUL_SM90A, concat!("mm_wg", $bn, "_f16_n")),
+            ],
+            tf32: Kernel::new(&kernels::MATMUL_SM90A, concat!("mm_wg", $bn, "_tf32_k")),
+        }
+    };
+}
+
+/// Indexed like `BNS`.
+static WG: [WgKernels; 3] = [wg_kernels!(256), wg_kernels!(128), wg_kernels!(64)];
+static TF32_ROUND_COPY: Kernel = Kernel::new(&kernels::MATMUL_SM90A, "mm_tf32_round_copy");
+
+/// How to run a problem on the Hopper kernel: the tile width and split count.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Plan {
+    bn: i64,
+    splits: i64,
+}
 
 /// Elements of K per k-tile.
 fn bk(dtype: DType) -> i64 {
@@ -43,7 +80,7 @@ fn eligible(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, info: &DeviceInf
     let align = 16 / dtype.size() as i64; // elements per 16 bytes
     let rows_ok = |ld: i64, len: i64| ld > 0 && ld % align == 0 && ld >= len;
     let batch_ok = |s: i64, span: i64| q.batch == 1 || (s > 0 && s % align == 0 && s >= span);
-    let small = |x: i64| x < i32::MAX as i64 - BN;
+    let small = |x: i64| x < i32::MAX as i64 - BNS[0];
     let b_ok = if b_k {
         q.sbk == 1 && rows_ok(q.sbn, q.k) && batch_ok(q.sbb, q.n * q.sbn)
     } else {
@@ -51,7 +88,7 @@ fn eligible(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, info: &DeviceInf
     };
     info.cc == (9, 0)
         && (b_k || dtype != DType::F32)
-        && WG_SMEM as i32 <= info.max_smem
+        && BNS.iter().all(|&bn| wg_smem(bn) as i32 <= info.max_smem)
         && a_k
         && q.sak == 1
         && rows_ok(q.sam, q.k)
@@ -64,88 +101,104 @@ fn eligible(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, info: &DeviceInf
         && q.batch <= i32::MAX as i64
 }
 
-/// The split-K count to run the problem with on the wgmma kernel, or `None`
-/// for the other kernels: when forced (`wg`, `wg/<splits>`) and possible, or
-/// in the automatic choice (when it may use this kernel) for problems with
-/// more than 64 rows and tiles for at least half the SMs, or at least 2^30
-/// multiply-adds. The latter split K when the tiles alone would leave over
-/// half the SMs idle, keeping at least 1024 of K per split (shorter splits measured slower
-/// on the H100: 1024^3 bf16 ran at 106 TFLOP/s unsplit, 82 in 4 splits).
-pub(super) fn plan(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, force: &Force, info: &DeviceInfo) -> Option<i64> {
+/// How to run the problem on the wgmma kernel, or `None` for the other
+/// kernels: when forced (`wg` with the automatic tile width, `wg256`,
+/// `wg128`, `wg64`, each optionally `/<splits>`) and possible, or in the
+/// automatic choice (when it may use this kernel).
+///
+/// The tile width is the widest that still makes blocks for about 3/4 of the
+/// SMs (narrower tiles move more bytes per multiply-add, so they pay only when
+/// SMs would otherwise idle: on the H100, 1024^3 bf16 ran at 0.49 of cuBLAS
+/// on 256-wide tiles and 0.83 on 64-wide ones, 4096^3 at 0.85 and 0.49). The
+/// automatic choice takes problems with more than 64 rows and tiles for at
+/// least half the SMs, or at least 2^26 multiply-adds (512^3 bf16: 0.91 of
+/// cuBLAS here, 0.56 on mma.sync). Those with fewer tiles split K into as
+/// many ranges as fit in one wave of blocks, each at least 4096 long (M = 128,
+/// K = 14336, N = 4096: 0.99 in 2 splits, 0.88 in 3, whose 192 blocks take
+/// two waves; K = 4096: 0.82 unsplit, 0.78 in 2).
+pub(super) fn plan(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, force: &Force, info: &DeviceInfo) -> Option<Plan> {
     if !eligible(q, dtype, a_k, b_k, info) {
         return None;
     }
     let sms = info.sms as i64;
+    let tiles = |bn: i64| cdiv(q.m, BM) * cdiv(q.n, bn) * q.batch;
+    let auto_bn = BNS.into_iter().find(|&bn| 4 * tiles(bn) >= 3 * sms).unwrap_or(BNS[BNS.len() - 1]);
     match force {
-        Force::Tile(name, splits) if name == "wg" => Some(splits.unwrap_or(1)),
+        Force::Tile(name, splits) => {
+            let bn = match name.as_str() {
+                "wg" => auto_bn,
+                "wg256" => 256,
+                "wg128" => 128,
+                "wg64" => 64,
+                _ => return None,
+            };
+            Some(Plan { bn, splits: splits.unwrap_or(1) })
+        }
         Force::Auto { wgmma: true } => {
-            let tiles = cdiv(q.m, BM) * cdiv(q.n, BN) * q.batch;
-            let big = q.m.saturating_mul(q.n).saturating_mul(q.k).saturating_mul(q.batch) >= 1 << 30;
-            if q.m <= 64 || q.k < bk(dtype) || (2 * tiles < sms && !big) {
+            let count = tiles(auto_bn);
+            let big = q.m.saturating_mul(q.n).saturating_mul(q.k).saturating_mul(q.batch) >= 1 << 26;
+            if q.m <= 64 || q.k < bk(dtype) || (2 * count < sms && !big) {
                 return None;
             }
-            Some(if 2 * tiles >= sms { 1 } else { auto_splits(tiles, sms, q.k, 1024) })
+            let splits = if 2 * count >= sms { 1 } else { (sms / count).min(q.k / 4096).max(1) };
+            Some(Plan { bn: auto_bn, splits })
         }
         _ => None,
     }
 }
 
-/// Whether an operand `[batch, rows, k]` at `ptr` with strides (batch, row,
-/// k) is K-contiguous with 16-byte aligned rows, as TF32 TMA loads need.
-fn is_k_major(ptr: u64, [batch, rows, k]: [i64; 3], [sb, sr, sk]: [i64; 3]) -> bool {
-    let aligned = |s: i64| s % 4 == 0;
-    ptr.is_multiple_of(16) && sk == 1 && sr >= k && aligned(sr) && (batch == 1 || (aligned(sb) && sb >= rows * sr))
+/// kernels/matmul_sm90a.cu `Tf32Copy`.
+#[repr(C)]
+struct Tf32Copy {
+    src: u64,
+    dst: u64,
+    batch: i64,
+    rows: i64,
+    k: i64,
+    sb: i64,
+    sr: i64,
+    sk: i64,
+    ld: i64,
 }
 
-/// A contiguous (so K-major) copy of an operand, made by PyTorch on the
-/// current stream.
-fn k_major_copy(ptr: u64, shape: [i64; 3], strides: [i64; 3], like: &TensorArg) -> Result<Tensor> {
-    // SAFETY: a view of the live operand's memory with its own shape and
-    // strides, dropped before this call returns.
-    let view = unsafe { Tensor::f_from_blob(ptr as *const u8, &shape, &strides, tch::Kind::Float, like.tch_device()?)? };
-    Ok(view.f_contiguous()?)
+/// A K-major copy `[batch, rows, ld]` (`ld`: K rounded up to 4, so rows are
+/// 16-byte aligned) of the float32 operand at `ptr` with strides (batch, row,
+/// k), each element rounded to TF32 (to nearest), queued on `stream`.
+fn tf32_copy(ptr: u64, [batch, rows, k]: [i64; 3], [sb, sr, sk]: [i64; 3], like: &TensorArg, device: usize, stream: usize) -> Result<Tensor> {
+    let ld = cdiv(k, 4) * 4;
+    let out = Tensor::f_empty([batch, rows, ld], (tch::Kind::Float, like.tch_device()?))
+        .map_err(|e| like.error(format_args!("TF32 operand copy allocation failed: {e}")))?;
+    let p = Tf32Copy { src: ptr, dst: out.data_ptr() as u64, batch, rows, k, sb, sr, sk, ld };
+    let f = TF32_ROUND_COPY.function(device)?;
+    let grid = (cdiv(rows, 32) as u32, cdiv(k, 32).min(65_535) as u32, batch.min(65_535) as u32);
+    let mut params = [cuda::arg(&p)];
+    cuda::launch(f, grid, (32, 8, 1), 0, stream, &mut params)?;
+    Ok(out)
 }
 
-/// TF32 on the Hopper kernel, only when forced (`wg`): its tensor cores read
-/// float32 from shared memory and truncate it to TF32, where cuBLAS and the
-/// mma.sync kernels round; on the H100 that biased products by about 9e-4
-/// relative to cuBLAS (4096^3: 0.76 of its speed against 0.28 for mma.sync),
-/// so the automatic choice keeps mma.sync until the kernel rounds its inputs.
-/// wgmma reads TF32 operands K-major only, so `a` or `b` is copied to K-major
-/// first where it is not (when the other operand has at least 1024 rows: with
-/// M = 128 the copy of b took longer than the whole product). Returns whether
-/// it ran.
+/// float32 as TF32 on the Hopper kernel. Its tensor cores read float32 from
+/// shared memory and truncate it to TF32 (on the H100 that biased products
+/// by about 9e-4 relative to cuBLAS, which rounds), and read TF32 operands
+/// K-major only: so both operands are first copied K-major and rounded to
+/// nearest, in one pass each. The automatic choice takes it only when M and
+/// N are both at least 512: the copies cost as much as the product with
+/// M = 128 (0.28 to 0.35 of cuBLAS there, against 0.36 to 0.45 on mma.sync).
+/// Returns whether it ran.
 pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device: usize, stream: usize, like: &TensorArg) -> Result<bool> {
-    if !matches!(force, Force::Tile(name, _) if name == "wg") {
+    if matches!(force, Force::Auto { .. }) && (q.m < 512 || q.n < 512) {
         return Ok(false);
     }
-    let a_shape = [q.batch, q.m, q.k];
-    let b_shape = [q.batch, q.n, q.k];
-    let copy_a = !is_k_major(q.a, a_shape, [q.sab, q.sam, q.sak]);
-    let copy_b = !is_k_major(q.b, b_shape, [q.sbb, q.sbn, q.sbk]);
+    let ld = cdiv(q.k, 4) * 4;
     let mut p = *q;
-    if copy_a {
-        (p.sab, p.sam, p.sak) = (q.m * q.k, q.k, 1);
-    }
-    if copy_b {
-        (p.sbb, p.sbn, p.sbk) = (q.n * q.k, q.k, 1);
-    }
-    // Copies have rows of K elements: 16-byte aligned only when K is a multiple of 4.
-    if (copy_a || copy_b) && q.k % 4 != 0 || copy_a && q.n < 1024 || copy_b && q.m < 1024 {
-        return Ok(false);
-    }
-    let Some(splits) = plan(&p, DType::F32, true, true, force, info) else { return Ok(false) };
-    let a = if copy_a { Some(k_major_copy(q.a, a_shape, [q.sab, q.sam, q.sak], like)?) } else { None };
-    let b = if copy_b { Some(k_major_copy(q.b, b_shape, [q.sbb, q.sbn, q.sbk], like)?) } else { None };
-    if let Some(a) = &a {
-        p.a = a.data_ptr() as u64;
-    }
-    if let Some(b) = &b {
-        p.b = b.data_ptr() as u64;
-    }
+    (p.sab, p.sam, p.sak) = (q.m * ld, ld, 1);
+    (p.sbb, p.sbn, p.sbk) = (q.n * ld, ld, 1);
+    let Some(plan) = plan(&p, DType::F32, true, true, force, info) else { return Ok(false) };
+    let a = tf32_copy(q.a, [q.batch, q.m, q.k], [q.sab, q.sam, q.sak], like, device, stream)?;
+    let b = tf32_copy(q.b, [q.batch, q.n, q.k], [q.sbb, q.sbn, q.sbk], like, device, stream)?;
+    (p.a, p.b) = (a.data_ptr() as u64, b.data_ptr() as u64);
     // The copies are freed after the launch: the caching allocator reuses
     // their memory only for work queued after this kernel on the stream.
-    launch(&p, DType::F32, splits, device, stream, true, like)?;
+    launch(&p, DType::F32, plan, device, stream, true, like)?;
     Ok(true)
 }
 
@@ -181,32 +234,35 @@ fn tensor_map(dtype: DType, ptr: u64, dims: [u64; 3], strides: [u64; 2], boxes: 
     Ok(map)
 }
 
-pub(super) fn launch(q: &GemmParams, dtype: DType, splits: i64, device: usize, stream: usize, b_k: bool, like: &TensorArg) -> Result<()> {
+pub(super) fn launch(q: &GemmParams, dtype: DType, plan: Plan, device: usize, stream: usize, b_k: bool, like: &TensorArg) -> Result<()> {
     let mut q = *q;
-    let _ws = set_splits(&mut q, splits, bk(dtype), like)?;
+    let _ws = set_splits(&mut q, plan.splits, bk(dtype), like)?;
     let q = &q;
     let (m, n, k, batch) = (q.m as u64, q.n as u64, q.k as u64, q.batch as u64);
-    let (es, bk) = (dtype.size() as u64, bk(dtype) as u32);
+    let (es, bk, bn) = (dtype.size() as u64, bk(dtype) as u32, plan.bn);
     // Batch strides in bytes; with one batch any multiple of 16 will do.
     let bstride = |s: i64, span: u64| if batch == 1 { (span * es).div_ceil(16).max(1) * 16 } else { s as u64 * es };
     let tm_a = tensor_map(dtype, q.a, [k, m, batch], [q.sam as u64 * es, bstride(q.sab, m * q.sam as u64)], [bk, BM as u32, 1])?;
     let tm_b = if b_k {
-        tensor_map(dtype, q.b, [k, n, batch], [q.sbn as u64 * es, bstride(q.sbb, n * q.sbn as u64)], [bk, BN as u32, 1])?
+        tensor_map(dtype, q.b, [k, n, batch], [q.sbn as u64 * es, bstride(q.sbb, n * q.sbn as u64)], [bk, bn as u32, 1])?
     } else {
         // 64 N-elements (128 bytes) per box row: 16-bit types only.
         tensor_map(dtype, q.b, [n, k, batch], [q.sbk as u64 * es, bstride(q.sbb, k * q.sbk as u64)], [64, bk, 1])?
     };
+    let Some(width) = BNS.iter().position(|&x| x == bn) else { anyhow::bail!("no Hopper kernel with tile width {bn}") };
+    let kernels = &WG[width];
     let f = match dtype {
-        DType::BF16 => &WG_BF16[!b_k as usize],
-        DType::F16 => &WG_F16[!b_k as usize],
-        DType::F32 if b_k => &WG_TF32,
+        DType::BF16 => &kernels.bf16[!b_k as usize],
+        DType::F16 => &kernels.f16[!b_k as usize],
+        DType::F32 if b_k => &kernels.tf32,
         _ => anyhow::bail!("the Hopper kernel has no {dtype:?} variant with this layout"),
-    }
-    .function_smem(device, WG_SMEM)?;
+    };
+    let smem = wg_smem(bn);
+    let f = f.function_smem(device, smem)?;
     // Persistent blocks, one per SM (the shared memory allows no more).
-    let items = cdiv(q.m, BM) * cdiv(q.n, BN) * q.batch * q.splits;
+    let items = cdiv(q.m, BM) * cdiv(q.n, bn) * q.batch * q.splits;
     let grid = items.min(cuda::device_info(device)?.sms as i64).max(1) as u32;
     let mut params = [cuda::arg(&tm_a), cuda::arg(&tm_b), cuda::arg(q)];
-    cuda::launch(f, (grid, 1, 1), (THREADS, 1, 1), WG_SMEM, stream, &mut params)?;
+    cuda::launch(f, (grid, 1, 1), (THREADS, 1, 1), smem, stream, &mut params)?;
     reduce_splits(q, dtype, device, stream)
 }
