@@ -199,7 +199,6 @@ using myns::GemmParams;
   MYNS_SIMT_ONE(mm_simt_f32_##cfg##_mn, BM, BN, BK, TY, TX, MINB, false, false)
 
 // Keep in sync with SIMT_TILES in src/ops/matmul.rs (shared memory size).
-MYNS_SIMT(128, 128, 128, 8, 16, 16, 2)
-MYNS_SIMT(128s, 128, 128, 8, 16, 16, 1)
+MYNS_SIMT(128, 128, 128, 8, 16, 16, 1)
 MYNS_SIMT(64, 64, 64, 16, 8, 8, 6)
 MYNS_SIMT(16, 16, 128, 32, 4, 32, 3)
