@@ -235,10 +235,16 @@ class Rotating:
 
 def git_commit() -> str:
     """The commit measured: ``MYNS_GIT_COMMIT`` (set by scripts/gpu_run.sh on
-    the GPU machine, whose copy has no .git), else ``git`` here."""
+    the GPU machine), else the ``COMMIT`` file scripts/gpu_bundle.sh leaves
+    next to the library in ``MYNS_LIBRARY``, else ``git`` here."""
     env = os.environ.get("MYNS_GIT_COMMIT")
     if env:
         return env
+    lib = os.environ.get("MYNS_LIBRARY")
+    stamp = os.path.join(os.path.dirname(lib), "COMMIT") if lib else ""
+    if stamp and os.path.isfile(stamp):
+        with open(stamp) as f:
+            return f.read().strip()
     try:
         head = subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=10

@@ -10,8 +10,9 @@ element within an error bound derived from K and the operands' magnitudes
 poisoned with NaN first: the op allocates through PyTorch's caching
 allocator, which hands the same block back for the same size.
 
-`python tests/python/test_matmul_kernels.py --sanitize` runs a short sweep of
-every variant, meant for `compute-sanitizer --tool memcheck`.
+`python tests/python/test_matmul_kernels.py --sanitize [--only-wg]` runs a
+short sweep of every variant (or the Hopper kernel's alone), meant for
+`compute-sanitizer`.
 """
 
 import os
@@ -286,13 +287,14 @@ def test_split_k_in_cuda_graph(monkeypatch):
     check(out, a, b, "bf16")
 
 
-def sanitize_sweep():
-    """A few shapes per variant, for compute-sanitizer (slow under it)."""
+def sanitize_sweep(only_wg=False):
+    """A few shapes per variant, for compute-sanitizer (slow under it);
+    `only_wg`: the Hopper kernel's variants alone (for racecheck, slower)."""
     count = 0
     for kind, variants in VARIANTS.items():
         torch.backends.cuda.matmul.allow_tf32 = kind == "tf32"
         for v in variants:
-            if NO_WG and v in ISOLATED:
+            if NO_WG and v in ISOLATED or only_wg and v not in ISOLATED:
                 continue
             os.environ["MYNS_MATMUL_KERNEL"] = "nowg" if NO_WG and v == "auto" else v
             for m, k, n in [(7, 13, 5), (129, 72, 257), (16, 1000, 300)]:
@@ -310,4 +312,4 @@ def sanitize_sweep():
 
 
 if __name__ == "__main__" and "--sanitize" in sys.argv:
-    sanitize_sweep()
+    sanitize_sweep(only_wg="--only-wg" in sys.argv)
