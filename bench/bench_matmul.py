@@ -82,7 +82,8 @@ def measure(bench, kind, m, k, n, device, variants=("myns", "torch")):
 
 def sweep_rows(bench, device, wg=False):
     """Every forced variant on a few shapes (tuning data); the Hopper kernel
-    forced (`wg`) and left out (`nowg`) only when asked."""
+    forced at each tile width (`wg256`, `wg128`, `wg64`) and left out (`nowg`)
+    only when asked."""
     big = [(512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
            (128, 4096, 4096), (128, 4096, 14336), (128, 14336, 4096), (4096, 4096, 14336), (1, 4096, 14336), (16, 4096, 4096)]
     small = [(256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (4096, 4096, 4096), (128, 4096, 4096), (16, 4096, 4096)]

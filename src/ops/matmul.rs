@@ -466,7 +466,7 @@ fn gemm_cuda(p: &Problem, dtype: DType, like: &TensorArg, stream: usize) -> Resu
     let (idx, splits) = match &force {
         Force::Tile(name, splits) => {
             let Some(i) = tiles.iter().position(|t| t.name == name) else {
-                // `wg` on a problem or device the Hopper kernel cannot take, or
+                // `wg*` on a problem or device the Hopper kernel cannot take, or
                 // a name this dtype has no tile for: the automatic choice.
                 let choice = auto_choice(tiles, &q, sms, simt);
                 return launch_tiles(&mut q, tiles, table, choice, elem, simt, dtype, a_k, b_k, device, stream, like);

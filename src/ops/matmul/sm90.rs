@@ -4,8 +4,9 @@
 //!
 //! Takes a K-contiguous `a` and a K- or (16-bit types) N-contiguous `b`
 //! whose rows (and batches) are 16-byte aligned and do not overlap; for TF32,
-//! both operands are first copied K-major and rounded (see `try_tf32`). The tensor maps the TMA copies read are encoded here for every
-//! call (a host-side function, no device work).
+//! both operands are first copied K-major and rounded (see `try_tf32`). The
+//! tensor maps the TMA copies read are encoded here for every call (a
+//! host-side function, no device work).
 
 use super::{cdiv, reduce_splits, set_splits, Force, GemmParams};
 use crate::cuda::{self, DeviceInfo, Kernel};
