@@ -64,7 +64,7 @@ static WG: [WgKernels; 3] = [wg_kernels!(256), wg_kernels!(128), wg_kernels!(64)
 static TF32_ROUND_COPY: Kernel = Kernel::new(&kernels::MATMUL_SM90A, "mm_tf32_round_copy");
 
 /// How to run a problem on the Hopper kernel: the tile width and split count.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy)]
 pub(super) struct Plan {
     bn: i64,
     splits: i64,
@@ -126,12 +126,9 @@ pub(super) fn plan(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, force: &F
     let auto_bn = BNS.into_iter().find(|&bn| 4 * tiles(bn) >= 3 * sms).unwrap_or(BNS[BNS.len() - 1]);
     match force {
         Force::Tile(name, splits) => {
-            let bn = match name.as_str() {
-                "wg" => auto_bn,
-                "wg256" => 256,
-                "wg128" => 128,
-                "wg64" => 64,
-                _ => return None,
+            let bn = match name.strip_prefix("wg")? {
+                "" => auto_bn,
+                width => width.parse().ok().filter(|bn| BNS.contains(bn))?,
             };
             Some(Plan { bn, splits: splits.unwrap_or(1) })
         }
