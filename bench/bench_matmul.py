@@ -92,7 +92,7 @@ def sweep_rows(bench, device, wg=False):
     hopper = ["nowg", "wg256", "wg128", "wg64", "wg256/2", "wg128/2", "wg64/2", "wg64/4"] if wg else []
     variants = {
         "bf16": ["auto"] + hopper + ["256", "128", "64", "64/2", "16", "16/4", "16/8"],
-        "tf32": ["auto"] + hopper + ["256", "128", "64", "16/8"],
+        "tf32": ["auto"] + hopper + (["wgr", "wgr256", "wgr128", "wgr64", "wgr128/2", "wgr128/4"] if wg else []) + ["256", "128", "64", "16/8"],
         "f32": ["auto", "128", "64", "64/2", "64/4", "64/8", "128/2", "16/4", "16/8"],
     }
     shapes = {"bf16": big, "tf32": tf32, "f32": small}

@@ -12,7 +12,7 @@ struct GemmParams {
   const void* a;
   const void* b;
   void* c;
-  float* ws;         // split-K partials: [batch][splits][M][N] float32 (splits > 1)
+  float* ws;         // split-K partials: [batch][splits][M][N] float32 (splits > 1), [N][M] when ws_nm
   int64_t M, N, K;
   int64_t sam, sak;  // a strides (m, k)
   int64_t sbk, sbn;  // b strides (k, n)
@@ -21,6 +21,7 @@ struct GemmParams {
   int64_t batch;
   int64_t splits;    // K is cut into `splits` ranges of `k_chunk` (a multiple of the tile's K)
   int64_t k_chunk;
+  int64_t ws_nm;     // the partials are stored [N][M] (m fastest; the register-A Hopper kernel)
 };
 
 // Tile (tm, tn) of block `pid`: groups of 8 tile rows are walked column by

@@ -17,7 +17,14 @@
 // out-of-range rows and columns with zeros, the epilogue stores only in-range
 // elements.
 //
+// TF32 also comes with an M-contiguous A (`mm_wgr<BN>_tf32`): wgmma reads
+// TF32 from shared memory K-major only, so the consumers load that A into
+// registers themselves (rounding it to nearest on the way) and use wgmma's
+// register-A form. The Rust side runs it on c^T = b^T a^T, so that a
+// row-major b needs no transposed copy.
+//
 //   mm_wg<BN>_<dtype>_<lb>(tmA, tmB, GemmParams)  (tensor maps built in src/ops/matmul/sm90.rs)
+//   mm_wgr<BN>_tf32(tmA, tmB, GemmParams)
 #include <cuda.h>
 
 #include "matmul_common.cuh"
@@ -64,6 +71,13 @@ __device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, u
       "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(dst),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
       : "memory");
+}
+
+// Two floats from shared memory (8-byte aligned address).
+__device__ __forceinline__ float2 lds2(uint32_t addr) {
+  float2 v;
+  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(v.x), "=f"(v.y) : "r"(addr) : "memory");
+  return v;
 }
 
 // Shared-memory matrix descriptor, 128-byte swizzle. K-major tiles (rows of
@@ -120,6 +134,28 @@ MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_DROP, MYNS_N64)
 MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_DROP, MYNS_N128)
 MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_DROP, MYNS_N256)
 
+// wgmma m64nNk8 tf32 with A from registers (4 per thread, the layout of
+// mma.m16n8k8's A per warp, warp w holding rows 16w..16w+15) and B from
+// shared memory (K-major). The registers must stay untouched until the
+// group completes.
+#define MYNS_RS64 64, 32, MYNS_R32, "{%32,%33,%34,%35}", "%36", "%37", MYNS_D32(0)
+#define MYNS_RS128 128, 64, MYNS_R64, "{%64,%65,%66,%67}", "%68", "%69", MYNS_D32(0), MYNS_D32(32)
+#define MYNS_RS256 256, 128, MYNS_R128, "{%128,%129,%130,%131}", "%132", "%133", MYNS_D32(0), MYNS_D32(32), MYNS_D32(64), MYNS_D32(96)
+#define MYNS_WGMMA_RS(...) MYNS_WGMMA_RS_(__VA_ARGS__)
+#define MYNS_WGMMA_RS_(N, NACC, REGS, A, DB, SC, ...)                                                      \
+  template <> struct WgmmaRS<N> {                                                                         \
+    static __device__ __forceinline__ void run(float (&d)[NACC], const uint32_t (&a)[4], uint64_t db) {   \
+      asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " SC ", 0;\nwgmma.mma_async.sync.aligned.m64n" #N     \
+                   "k8.f32.tf32.tf32 {" REGS "}, " A ", " DB ", p, 1, 1;\n}\n"                            \
+                   : __VA_ARGS__                                                                          \
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1));                        \
+    }                                                                                                    \
+  };
+template <int N> struct WgmmaRS;
+MYNS_WGMMA_RS(MYNS_RS64)
+MYNS_WGMMA_RS(MYNS_RS128)
+MYNS_WGMMA_RS(MYNS_RS256)
+
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int W, int NACC>
@@ -130,7 +166,18 @@ __device__ __forceinline__ void wgmma_wait(float (&d)[NACC]) {
   for (int i = 0; i < NACC; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-template <typename T, bool B_K, int BN>
+// Keeps the compiler from reusing the registers of A fragments that an
+// in-flight wgmma still reads.
+__device__ __forceinline__ void keep_regs(uint32_t (&a)[BK_BYTES / 32][4]) {
+#pragma unroll
+  for (int i = 0; i < BK_BYTES / 32; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j) asm volatile("" : "+r"(a[i][j])::"memory");
+}
+
+// A_REG (tf32 only): A is M-contiguous and goes through registers (see the
+// top of this file); the split-K partials are then stored [N][M].
+template <typename T, bool B_K, int BN, bool A_REG = false>
 __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMap* tmB, const GemmParams& p) {
   using L = Tile<BN>;
   constexpr int STAGES = L::STAGES, A_BYTES = L::A_BYTES, STAGE_BYTES = L::STAGE_BYTES, NACC = BN / 2;
@@ -189,7 +236,13 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           const int s = it % STAGES, round = it / STAGES, k = t.k0 + kt * BK;
           if (round > 0) mbar_wait(empty(s), (round - 1) & 1);
           mbar_expect_tx(full(s), STAGE_BYTES);
-          tma_load(a_stage(s), tmA, full(s), k, t.m0, t.bz);
+          if constexpr (A_REG) {
+            // M-contiguous A: boxes of 32 rows (128 bytes) by BK k-lines.
+#pragma unroll
+            for (int j = 0; j < BM / 32; ++j) tma_load(a_stage(s) + j * BK * 128, tmA, full(s), t.m0 + 32 * j, k, t.bz);
+          } else {
+            tma_load(a_stage(s), tmA, full(s), k, t.m0, t.bz);
+          }
           if constexpr (B_K) {
             tma_load(b_stage(s), tmB, full(s), k, t.n0, t.bz);
           } else {
@@ -202,6 +255,33 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   } else {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 216;\n");
     const int cw = wg - 1, warp = (tid / 32) % 4, lane = tid % 32;
+    const int g = lane / 4, t4 = lane % 4;
+    // A_REG: fragment rows g and g + 8 of this warp are tile rows pr and
+    // pr + 1, so one 8-byte load reads both, and the warp's loads fall on
+    // distinct banks under the 128-byte swizzle (the two half-warps each
+    // cover 8 of the 16-byte chunks of a line). The epilogue uses the same map.
+    const int pr = cw * 64 + (warp >> 1) * 32 + (warp & 1) * 8 + (g & 1) * 2 + (g & 2) * 8 + (g >> 2) * 4;
+    const uint32_t a_off = (pr >> 5) * (BK * 128) + (pr & 3) * 4, a_chunk = (pr & 31) >> 2;
+    // Fragments of k-tile kt (4 wgmma k-steps), rounded to TF32 (to nearest):
+    // (pr, k), (pr + 1, k), (pr, k + 4), (pr + 1, k + 4) with k = 8 kk + t4.
+    auto load_a = [&](uint32_t (&af)[BK_BYTES / 32][4], int s) {
+#pragma unroll
+      for (int kk = 0; kk < BK_BYTES / 32; ++kk)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const uint32_t line = kk * 8 + h * 4 + t4;
+          const float2 v = lds2(a_stage(s) + a_off + line * 128 + ((a_chunk ^ (line & 7)) << 4));
+          af[kk][2 * h] = to_tf32(v.x);
+          af[kk][2 * h + 1] = to_tf32(v.y);
+        }
+    };
+    auto mma_rs = [&](float (&d)[NACC], const uint32_t (&af)[BK_BYTES / 32][4], int s) {
+      if constexpr (A_REG) {
+#pragma unroll
+        for (int kk = 0; kk < BK_BYTES / 32; ++kk) WgmmaRS<BN>::run(d, af[kk], make_desc(b_stage(s) + kk * 32, 16, 1024));
+      }
+    };
+    uint32_t af[2][BK_BYTES / 32][4];  // A_REG: double-buffered (one group stays in flight)
     int it = 0;
     for (int64_t w = blockIdx.x; w < tiles; w += gridDim.x) {
       const Item t = item(w);
@@ -213,31 +293,71 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       for (int kt = 0; kt < t.kt; ++kt, ++it) {
         const int s = it % STAGES, round = it / STAGES;
         mbar_wait(full(s), round & 1);
-        wgmma_fence();
-#pragma unroll
-        for (int kk = 0; kk < BK_BYTES / 32; ++kk) {
-          // This warpgroup's 64 rows start 64 * 128 bytes into the A tile; one
-          // wgmma k-step (k16, or k8 for tf32) is 32 bytes along a K-major
-          // row, 16 rows of an MN-major (16-bit) tile.
-          const uint64_t da = make_desc(a_stage(s) + cw * 64 * 128 + kk * 32, 16, 1024);
-          if constexpr (B_K) {
-            Wgmma<T, BN>::template run<0>(d, da, make_desc(b_stage(s) + kk * 32, 16, 1024));
+        if constexpr (A_REG) {
+          if (kt & 1) {
+            load_a(af[1], s);
+            wgmma_fence();
+            mma_rs(d, af[1], s);
           } else {
-            Wgmma<T, BN>::template run<1>(d, da, make_desc(b_stage(s) + kk * 16 * 128, 64 * BK_BYTES, 1024));
+            load_a(af[0], s);
+            wgmma_fence();
+            mma_rs(d, af[0], s);
+          }
+        } else {
+          wgmma_fence();
+#pragma unroll
+          for (int kk = 0; kk < BK_BYTES / 32; ++kk) {
+            // This warpgroup's 64 rows start 64 * 128 bytes into the A tile; one
+            // wgmma k-step (k16, or k8 for tf32) is 32 bytes along a K-major
+            // row, 16 rows of an MN-major (16-bit) tile.
+            const uint64_t da = make_desc(a_stage(s) + cw * 64 * 128 + kk * 32, 16, 1024);
+            if constexpr (B_K) {
+              Wgmma<T, BN>::template run<0>(d, da, make_desc(b_stage(s) + kk * 32, 16, 1024));
+            } else {
+              Wgmma<T, BN>::template run<1>(d, da, make_desc(b_stage(s) + kk * 16 * 128, 64 * BK_BYTES, 1024));
+            }
           }
         }
         wgmma_commit();
         // Keep one group in flight; the one before it is done with its stage.
         wgmma_wait<1>(d);
+        if constexpr (A_REG) {
+          keep_regs(af[0]);
+          keep_regs(af[1]);
+        }
         if (prev >= 0 && lane == 0) mbar_arrive(empty(prev));
         prev = s;
       }
       wgmma_wait<0>(d);
+      if constexpr (A_REG) {
+        keep_regs(af[0]);
+        keep_regs(af[1]);
+      }
       if (prev >= 0 && lane == 0) mbar_arrive(empty(prev));
 
       // Accumulator layout (per warp: 16 rows): d[4j + {0,1}] row g, cols 8j + 2t + {0,1};
-      // d[4j + {2,3}] row g + 8.
-      const int g = lane / 4, t4 = lane % 4;
+      // d[4j + {2,3}] row g + 8 (A_REG: rows pr and pr + 1).
+      if constexpr (A_REG) {
+        // Stores pair rows pr and pr + 1 (adjacent along the output's unit
+        // stride when it is c^T of a row-major c).
+        const int64_t r = m0 + pr;
+        const bool split = p.splits > 1;
+        float* wp = p.ws + t.z * M * N;
+        T* c = static_cast<T*>(p.c) + (int64_t)t.bz * p.scb;
+        const bool paired = split ? M % 2 == 0 : p.scm == 1 && p.scn % 2 == 0 && p.scb % 2 == 0;
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+          const int64_t n = n0 + 8 * j + 2 * t4;
+          if (split) {
+            store2<float>(wp, n, r, d[4 * j], d[4 * j + 2], N, M, M, 1, paired);
+            store2<float>(wp, n + 1, r, d[4 * j + 1], d[4 * j + 3], N, M, M, 1, paired);
+          } else {
+            store2<T>(c, n, r, d[4 * j], d[4 * j + 2], N, M, p.scn, p.scm, paired);
+            store2<T>(c, n + 1, r, d[4 * j + 1], d[4 * j + 3], N, M, p.scn, p.scm, paired);
+          }
+        }
+        continue;
+      }
       const int64_t r = m0 + cw * 64 + warp * 16 + g;
       if (p.splits > 1) {
         // Split-K: float32 partials, [batch][splits][M][N], summed by mm_splitk_reduce.
@@ -320,6 +440,16 @@ extern "C" __global__ void __launch_bounds__(256) mm_tf32_round_copy(const Tf32C
 }
 
 
+// The same for a contiguous source whose rows are whole 16-byte packs (the
+// copy is then the identity layout): a flat, vectorised pass.
+extern "C" __global__ void __launch_bounds__(256) mm_tf32_round_flat(const float4* src, float4* dst, int64_t n4) {
+  for (int64_t i = blockIdx.x * 256ll + threadIdx.x; i < n4; i += gridDim.x * 256ll) {
+    const float4 v = src[i];
+    dst[i] = make_float4(__uint_as_float(myns::to_tf32(v.x)), __uint_as_float(myns::to_tf32(v.y)),
+                         __uint_as_float(myns::to_tf32(v.z)), __uint_as_float(myns::to_tf32(v.w)));
+  }
+}
+
 #define MYNS_WG(dt, T, lb, BKC, BN)                                                                     \
   extern "C" __global__ void __launch_bounds__(myns::sm90::THREADS, 1)                                  \
       mm_wg##BN##_##dt##_##lb(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, \
@@ -335,3 +465,13 @@ extern "C" __global__ void __launch_bounds__(256) mm_tf32_round_copy(const Tf32C
 MYNS_WG_ALL(256)
 MYNS_WG_ALL(128)
 MYNS_WG_ALL(64)
+
+#define MYNS_WGR(BN)                                                                                   \
+  extern "C" __global__ void __launch_bounds__(myns::sm90::THREADS, 1)                                  \
+      mm_wgr##BN##_tf32(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, \
+                        const GemmParams p) {                                                            \
+    myns::sm90::wg_gemm<float, true, BN, true>(&tmA, &tmB, p);                                           \
+  }
+MYNS_WGR(256)
+MYNS_WGR(128)
+MYNS_WGR(64)

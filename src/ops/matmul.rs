@@ -8,7 +8,7 @@
 //!   (kernels/matmul_sm90a.cu, built for sm_90a only) for large problems;
 //! - float32: TF32 tensor cores when PyTorch's
 //!   `torch.backends.cuda.matmul.allow_tf32` is on at call time (the Hopper
-//!   kernel on rounded copies of the operands, see `sm90::try_tf32`, else
+//!   kernel, rounding the operands to TF32 first: see `sm90::try_tf32`; else
 //!   mma.sync m16n8k8), else a register-blocked CUDA-core kernel
 //!   (kernels/matmul_simt.cu);
 //! - float64, and operands that are neither K- nor MN-contiguous with
@@ -19,7 +19,8 @@
 //! skinny ones (M <= 16, or N <= 16 by computing the transposed product) use a
 //! 16-row tile. `MYNS_MATMUL_KERNEL` in the environment forces a choice for
 //! testing and tuning: `generic`, a tile name (`256`, `128`, `64`, `16`; for
-//! the Hopper kernel `wg` with its automatic width, `wg256`, `wg128`, `wg64`),
+//! the Hopper kernel `wg` with its automatic width, `wg256`, `wg128`, `wg64`;
+//! its TF32 register-A form `wgr`, `wgr256`, ...),
 //! optionally with a split count (`64/4`, `wg128/2`), `auto+wg` (the automatic choice
 //! including the Hopper kernel, as it does by default: see
 //! `WGMMA_BY_DEFAULT`) or `nowg` (without it).
@@ -203,6 +204,8 @@ pub(crate) struct GemmParams {
     batch: i64,
     splits: i64,
     k_chunk: i64,
+    /// The split-K partials are stored `[N][M]` (nonzero; the register-A Hopper kernel).
+    ws_nm: i64,
 }
 
 /// A block tile of the fast kernels; the numbers must match the kernel
@@ -423,6 +426,7 @@ fn gemm_cuda(p: &Problem, dtype: DType, like: &TensorArg, stream: usize) -> Resu
         batch: p.batch,
         splits: 1,
         k_chunk: p.k.max(1),
+        ws_nm: 0,
     };
     let force = forced();
     let a_layout = operand_layout(p.a, p.batch, p.m, p.k, p.sa[0], p.sa[1], p.sa[2], elem);

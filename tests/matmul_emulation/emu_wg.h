@@ -99,3 +99,42 @@ __device__ __forceinline__ void wgmma_fence() {}
 __device__ __forceinline__ void wgmma_commit() {}
 template <int W, int NACC> __device__ __forceinline__ void wgmma_wait(float (&)[NACC]) {}
 inline uint32_t smem_addr(const void* p) { return (uint32_t)((const unsigned char*)p - emu_window()); }
+
+// Register-A pieces of the tf32 kernel (mm_wgr*): an 8-byte shared load at a
+// physical (already swizzled) address, and wgmma m64nNk8 with A gathered
+// from the warpgroup's registers in mma.m16n8k8's A layout per warp.
+inline float2 lds2(uint32_t addr) {
+  if (addr % 8) { fprintf(stderr, "misaligned lds2\n"); abort(); }
+  float2 v; memcpy(&v, emu_window() + addr, 8); return v;
+}
+inline void keep_regs(uint32_t (&)[4][4]) {}
+inline uint32_t emu_wg_regs[4][128][4];
+inline unsigned emu_wg_count[4], emu_wg_gen[4];
+inline void emu_syncwg() {
+  int w = emu::cur->tid.x / 128;
+  unsigned g = emu_wg_gen[w];
+  if (++emu_wg_count[w] == 128u) { emu_wg_count[w] = 0; ++emu_wg_gen[w]; }
+  else while (emu_wg_gen[w] == g) emu::yield();
+}
+template <int N> struct WgmmaRS {
+  static void run(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t db) {
+    const int wgi = emu::cur->tid.x / 128, lt = emu::cur->tid.x % 128;
+    for (int i = 0; i < 4; ++i) emu_wg_regs[wgi][lt][i] = a[i];
+    emu_syncwg();
+    Desc B = decode(db);
+    auto A = [&](int row, int k) {
+      const int w = row / 16, r = row % 16;
+      uint32_t u = emu_wg_regs[wgi][w * 32 + (r % 8) * 4 + k % 4][r / 8 + 2 * (k / 4)];
+      u &= ~0x1FFFu;  // the tensor cores read TF32
+      float x; memcpy(&x, &u, 4); return x;
+    };
+    const int w = lt / 32, l = lt % 32, g = l / 4, t = l % 4;
+    for (int i = 0; i < N / 2; ++i) {
+      int row = w * 16 + g + 8 * ((i / 2) % 2), col = (i / 4) * 8 + 2 * t + (i % 2);
+      double s = d[i];
+      for (int k = 0; k < 8; ++k) s += (double)A(row, k) * emu_B<float>(B, k, col, 0);
+      d[i] = (float)s;
+    }
+    emu_syncwg();
+  }
+};

@@ -30,7 +30,7 @@ open(f"{work}/matmul_common.cuh", "w").write(s[:i] + '#include "emu_ptx.h"\n\n' 
 s = open(f"{root}/kernels/matmul_sm90a.cu").read()
 i, j = s.index("__device__ __forceinline__ void mbar_init"), s.index("// Shared-memory matrix descriptor")
 s = s[:i] + '#include "emu_wg.h"\n\n' + s[j:]
-i, j = s.index("#define MYNS_D8("), s.index("template <typename T, bool B_K, int BN>")
+i, j = s.index("#define MYNS_D8("), s.index("// A_REG (tf32 only)")
 s = s[:i] + s[j:]
 import re
 s = re.sub(r'\n[ \t]*asm volatile\("(?:setmaxnreg|fence\.mbarrier_init)[^\n]*', "", s)

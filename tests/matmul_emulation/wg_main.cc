@@ -111,6 +111,53 @@ void run_case(int bn, bool b_k, int batch, int M, int K, int N, double u_out, do
   fflush(stdout);
 }
 
+// The register-A tf32 kernel (mm_wgr*) as src/ops/matmul/sm90.rs try_tf32
+// runs it: c^T = b^T a^T with b row-major (N-contiguous) read through
+// registers, a copied K-major and rounded to nearest (here on the host),
+// split-K partials stored [N][M] and summed in that order.
+static const WgKern reg_kernels[3] = {mm_wgr256_tf32, mm_wgr128_tf32, mm_wgr64_tf32};
+void run_case_reg(int bn, int batch, int M, int K, int N, int splits = 1) {
+  std::mt19937 rng(M * 7 + K * 13 + N + batch + 1); std::normal_distribution<float> nd;
+  auto r4 = [](int x) { return (x + 3) / 4 * 4; };
+  const int64_t sam = K + 3, sab = (int64_t)M * sam;      // a: any layout (the copy reads it)
+  const int64_t sbk = r4(N) + 4, sbb = (int64_t)K * sbk;  // b row-major, 16-byte rows
+  const int64_t ld = r4(K);
+  std::vector<float> A(batch * sab + 4), B(batch * sbb + 8), C((size_t)batch * M * N, NAN), Ar((size_t)batch * M * ld, NAN);
+  for (auto& x : A) x = nd(rng); for (auto& x : B) x = nd(rng);
+  for (int z = 0; z < batch; ++z) for (int i = 0; i < M; ++i) for (int k = 0; k < K; ++k)
+    Ar[((size_t)z * M + i) * ld + k] = __uint_as_float(myns::to_tf32(A[z * sab + i * sam + k]));
+  // Transposed problem: M' = N, N' = M; A' = b^T (m'-contiguous), B' = the copy, C' = c^T.
+  GemmParams p{}; p.a = B.data(); p.b = Ar.data(); p.c = C.data(); p.M = N; p.N = M; p.K = K;
+  p.sam = 1; p.sak = sbk; p.sab = sbb; p.sbk = 1; p.sbn = ld; p.sbb = (int64_t)M * ld;
+  p.scm = 1; p.scn = N; p.scb = (int64_t)M * N; p.batch = batch; p.ws_nm = 1;
+  const int kt = 32, chunk = ((K + splits - 1) / splits + kt - 1) / kt * kt;
+  p.splits = splits > 1 ? (K + chunk - 1) / chunk : 1; p.k_chunk = p.splits > 1 ? chunk : K;
+  std::vector<float> ws((size_t)batch * p.splits * M * N, NAN);
+  p.ws = ws.data();
+  auto bstride = [&](int64_t s, uint64_t span) -> uint64_t { return batch == 1 ? ((span * 4 + 15) / 16) * 16 : (uint64_t)s * 4; };
+  CUtensorMap ta = make_map(B.data(), N, K, batch, sbk * 4, bstride(sbb, (uint64_t)K * sbk), 32, 32, 4);
+  CUtensorMap tb = make_map(Ar.data(), K, M, batch, ld * 4, bstride(p.sbb, (uint64_t)M * ld), 32, bn, 4);
+  unsigned tiles = (unsigned)(((N + 127) / 128) * ((M + bn - 1) / bn) * batch * p.splits);
+  launch(reg_kernels[bn == 256 ? 0 : bn == 128 ? 1 : 2], tiles < 2 ? tiles : 2, 1, ta, tb, p);
+  if (p.splits > 1)  // mm_splitk_reduce with ws_nm: partial (r, n) of C' at n * M' + r
+    for (int bz = 0; bz < batch; ++bz) for (int n = 0; n < M; ++n) for (int r = 0; r < N; ++r) {
+      float acc = 0; for (int s = 0; s < p.splits; ++s) acc += ws[((size_t)bz * p.splits + s) * M * N + (size_t)n * N + r];
+      C[(size_t)bz * M * N + (size_t)n * N + r] = acc;  // C'(r, n) = c[n][r]
+    }
+  int bad = 0;
+  const double u_in = 1.0 / 2048;  // both operands rounded to nearest
+  for (int bz = 0; bz < batch; ++bz) for (int i = 0; i < M; ++i) for (int j = 0; j < N; ++j) {
+    double ref = 0, mag = 0;
+    for (int k = 0; k < K; ++k) { double x = A[bz * sab + i * sam + k], y = B[bz * sbb + k * sbk + j]; ref += x * y; mag += fabs(x * y); }
+    double out = C[(size_t)bz * M * N + (size_t)i * N + j];
+    if (!(fabs(out - ref) <= mag * (2 * K * 6e-8 + 2 * u_in + u_in * u_in) + 1e-30)) { if (bad < 3) fprintf(stderr, "  [%d,%d,%d] %g vs %g\n", bz, i, j, out, ref); ++bad; }
+  }
+  ++cases;
+  printf("tf32 reg wgr%d b%d %dx%dx%d/%d: %s\n", bn, batch, M, K, N, (int)p.splits, bad ? "FAIL" : "ok");
+  if (bad) ++fails;
+  fflush(stdout);
+}
+
 int main() {
   int shapes[][4] = {{1, 1, 1, 1}, {1, 128, 64, 256}, {1, 130, 72, 300}, {2, 70, 100, 260}, {1, 200, 330, 513}, {3, 130, 64, 260}};
   for (int bn : {256, 128, 64})
@@ -128,6 +175,12 @@ int main() {
   run_case<float>(256, true, 2, 70, 100, 260, 1.0 / (1 << 24), 1.0 / 1024, 2);
   run_case<__nv_bfloat16>(64, false, 2, 130, 300, 260, 1.0 / 256, 0, 3);
   run_case<__half>(128, true, 1, 200, 330, 513, 1.0 / 2048, 0, 4);
+  // Register-A tf32: every width, edges in M, N and K, batches, split-K.
+  int reg_shapes[][4] = {{1, 1, 1, 1}, {1, 128, 64, 256}, {1, 130, 72, 300}, {2, 70, 100, 260}, {1, 17, 40, 129}};
+  for (int bn : {256, 128, 64})
+    for (auto& s : reg_shapes) run_case_reg(bn, s[0], s[1], s[2], s[3]);
+  run_case_reg(128, 2, 130, 300, 260, 3);
+  run_case_reg(64, 1, 200, 330, 513, 4);
   printf("%d cases, %d failures\n", cases, fails);
   return fails != 0;
 }

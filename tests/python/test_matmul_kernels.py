@@ -45,7 +45,7 @@ U_ACC = {"f64": 2.0**-53, "f32": 2.0**-24, "tf32": 2.0**-24, "f16": 2.0**-24, "b
 VARIANTS = {
     "f16": ["auto", "generic", "256", "128", "64", "16", "64/3", "16/5", "wg", "wg/3", "wg128", "wg64/2", "auto+wg"],
     "bf16": ["auto", "generic", "256", "128", "64", "16", "128/2", "16/5", "wg", "wg/3", "wg256", "wg128/3", "wg64", "auto+wg"],
-    "tf32": ["auto", "256", "128", "64", "16", "64/3", "16/5", "wg", "wg/3", "wg128", "wg64/2"],
+    "tf32": ["auto", "256", "128", "64", "16", "64/3", "16/5", "wg", "wg/3", "wg128", "wg64/2", "wgr", "wgr/3", "wgr256", "wgr128/2", "wgr64"],
     "f32": ["auto", "generic", "128", "64", "16", "128/3", "64/4", "16/5"],
     "f64": ["auto"],
 }
@@ -174,7 +174,7 @@ def matmul_sweep(kind):
 
 def bmm_sweep(kind):
     dtype = DT[kind]
-    for bsz, m, k, n in [(3, 129, 72, 257), (2, 1, 300, 130), (5, 33, 17, 9), (1, 200, 64, 256)]:
+    for bsz, m, k, n in [(3, 129, 72, 257), (2, 1, 300, 130), (5, 33, 17, 9), (1, 200, 64, 256), (3, 130, 1100, 260)]:
         for lay in LAYOUTS:
             a = make3(bsz, m, k, dtype, lay[0] == "t")
             b = make3(bsz, k, n, dtype, lay[1] == "t")
@@ -197,7 +197,7 @@ def test_matmul_variants(kind_env):
 
 @pytest.mark.parametrize(
     "kind_env",
-    [("bf16", "auto"), ("bf16", "wg"), ("bf16", "wg/3"), ("f16", "auto+wg"), ("f16", "128"), ("f16", "16/3"), ("tf32", "auto"), ("tf32", "wg"), ("f32", "auto"), ("f32", "16/2"), ("f64", "auto")],
+    [("bf16", "auto"), ("bf16", "wg"), ("bf16", "wg/3"), ("f16", "auto+wg"), ("f16", "128"), ("f16", "16/3"), ("tf32", "auto"), ("tf32", "wg"), ("tf32", "wgr"), ("tf32", "wgr64/3"), ("f32", "auto"), ("f32", "16/2"), ("f64", "auto")],
     indirect=True,
     ids=lambda p: f"{p[0]}-{p[1]}",
 )

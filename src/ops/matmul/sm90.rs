@@ -4,7 +4,8 @@
 //!
 //! Takes a K-contiguous `a` and a K- or (16-bit types) N-contiguous `b`
 //! whose rows (and batches) are 16-byte aligned and do not overlap; for TF32,
-//! both operands are first copied K-major and rounded (see `try_tf32`). The
+//! an N-contiguous b goes through registers (c^T = b^T a^T) and a is copied
+//! K-major and rounded, or both operands are copied (see `try_tf32`). The
 //! tensor maps the TMA copies read are encoded here for every call (a
 //! host-side function, no device work).
 
@@ -61,13 +62,22 @@ macro_rules! wg_kernels {
 
 /// Indexed like `BNS`.
 static WG: [WgKernels; 3] = [wg_kernels!(256), wg_kernels!(128), wg_kernels!(64)];
+/// TF32 with an M-contiguous A read through registers, indexed like `BNS`.
+static WGR_TF32: [Kernel; 3] = [
+    Kernel::new(&kernels::MATMUL_SM90A, "mm_wgr256_tf32"),
+    Kernel::new(&kernels::MATMUL_SM90A, "mm_wgr128_tf32"),
+    Kernel::new(&kernels::MATMUL_SM90A, "mm_wgr64_tf32"),
+];
 static TF32_ROUND_COPY: Kernel = Kernel::new(&kernels::MATMUL_SM90A, "mm_tf32_round_copy");
+static TF32_ROUND_FLAT: Kernel = Kernel::new(&kernels::MATMUL_SM90A, "mm_tf32_round_flat");
 
-/// How to run a problem on the Hopper kernel: the tile width and split count.
+/// How to run a problem on the Hopper kernel: the tile width, split count,
+/// and whether A goes through registers (TF32 with an M-contiguous A).
 #[derive(Clone, Copy)]
 pub(super) struct Plan {
     bn: i64,
     splits: i64,
+    a_reg: bool,
 }
 
 /// Elements of K per k-tile.
@@ -76,12 +86,19 @@ fn bk(dtype: DType) -> i64 {
 }
 
 /// Whether the device and the strides suit the kernel (compute capability
-/// 9.0 exactly: the module is sm_90a code) and its TMA copies.
+/// 9.0 exactly: the module is sm_90a code) and its TMA copies. A is
+/// K-contiguous, or M-contiguous for TF32 (through registers, B K-contiguous);
+/// B is K-contiguous, or N-contiguous for 16-bit types.
 fn eligible(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, info: &DeviceInfo) -> bool {
     let align = 16 / dtype.size() as i64; // elements per 16 bytes
     let rows_ok = |ld: i64, len: i64| ld > 0 && ld % align == 0 && ld >= len;
     let batch_ok = |s: i64, span: i64| q.batch == 1 || (s > 0 && s % align == 0 && s >= span);
     let small = |x: i64| x < i32::MAX as i64 - BNS[0];
+    let a_ok = if a_k {
+        q.sak == 1 && rows_ok(q.sam, q.k) && batch_ok(q.sab, q.m * q.sam)
+    } else {
+        dtype == DType::F32 && b_k && q.sam == 1 && rows_ok(q.sak, q.m) && batch_ok(q.sab, q.k * q.sak)
+    };
     let b_ok = if b_k {
         q.sbk == 1 && rows_ok(q.sbn, q.k) && batch_ok(q.sbb, q.n * q.sbn)
     } else {
@@ -90,12 +107,9 @@ fn eligible(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, info: &DeviceInf
     info.cc == (9, 0)
         && (b_k || dtype != DType::F32)
         && BNS.iter().all(|&bn| wg_smem(bn) as i32 <= info.max_smem)
-        && a_k
-        && q.sak == 1
-        && rows_ok(q.sam, q.k)
-        && batch_ok(q.sab, q.m * q.sam)
+        && a_ok
         && b_ok
-        && q.scn == 1
+        && (q.scn == 1 || !a_k) // the register-A epilogue takes any output strides
         && small(q.m)
         && small(q.n)
         && small(q.k)
@@ -130,7 +144,7 @@ pub(super) fn plan(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, force: &F
                 "" => auto_bn,
                 width => width.parse().ok().filter(|bn| BNS.contains(bn))?,
             };
-            Some(Plan { bn, splits: splits.unwrap_or(1) })
+            Some(Plan { bn, splits: splits.unwrap_or(1), a_reg: false })
         }
         Force::Auto { wgmma: true } => {
             let count = tiles(auto_bn);
@@ -139,7 +153,7 @@ pub(super) fn plan(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, force: &F
                 return None;
             }
             let splits = if 2 * count >= sms { 1 } else { (sms / count).min(q.k / 4096).max(1) };
-            Some(Plan { bn: auto_bn, splits })
+            Some(Plan { bn: auto_bn, splits, a_reg: false })
         }
         _ => None,
     }
@@ -166,7 +180,17 @@ fn tf32_copy(ptr: u64, [batch, rows, k]: [i64; 3], [sb, sr, sk]: [i64; 3], like:
     let ld = cdiv(k, 4) * 4;
     let out = Tensor::f_empty([batch, rows, ld], (tch::Kind::Float, like.tch_device()?))
         .map_err(|e| like.error(format_args!("TF32 operand copy allocation failed: {e}")))?;
-    let p = Tf32Copy { src: ptr, dst: out.data_ptr() as u64, batch, rows, k, sb, sr, sk, ld };
+    let dst = out.data_ptr() as u64;
+    if sk == 1 && k == ld && sr == ld && (batch == 1 || sb == rows * ld) && ptr % 16 == 0 {
+        // Already the destination's layout: a flat pass over 16-byte packs.
+        let n4 = batch * rows * ld / 4;
+        let f = TF32_ROUND_FLAT.function(device)?;
+        let grid = cdiv(n4, 256).clamp(1, 16 * cuda::device_info(device)?.sms as i64) as u32;
+        let mut params = [cuda::arg(&ptr), cuda::arg(&dst), cuda::arg(&n4)];
+        cuda::launch(f, (grid, 1, 1), (256, 1, 1), 0, stream, &mut params)?;
+        return Ok(out);
+    }
+    let p = Tf32Copy { src: ptr, dst, batch, rows, k, sb, sr, sk, ld };
     let f = TF32_ROUND_COPY.function(device)?;
     let grid = (cdiv(rows, 32) as u32, cdiv(k, 32).min(65_535) as u32, batch.min(65_535) as u32);
     let mut params = [cuda::arg(&p)];
@@ -174,19 +198,69 @@ fn tf32_copy(ptr: u64, [batch, rows, k]: [i64; 3], [sb, sr, sk]: [i64; 3], like:
     Ok(out)
 }
 
-/// float32 as TF32 on the Hopper kernel. Its tensor cores read float32 from
-/// shared memory and truncate it to TF32 (on the H100 that biased products
-/// by about 9e-4 relative to cuBLAS, which rounds), and read TF32 operands
-/// K-major only: so both operands are first copied K-major and rounded to
-/// nearest, in one pass each. The automatic choice takes it only when M and
-/// N are both at least 512: the copies cost as much as the product with
-/// M = 128 (0.28 to 0.35 of cuBLAS there, against 0.36 to 0.45 on mma.sync).
+/// How to run `p` (c^T = b^T a^T: A M-contiguous, B the K-major copy of a)
+/// on the register-A TF32 kernel, or `None`: when forced (`wgr`, `wgr256`,
+/// `wgr128`, `wgr64`, each optionally `/<splits>`) or in the automatic choice.
+///
+/// Here b is the large operand when M is small (prefill, M = 128): a tile
+/// as wide as all of M reads it once, and K is split (at least 1024 per
+/// range) until the blocks fill the SMs (on the H100, M = 128, K = N = 4096:
+/// 0.86 to 0.89 of cuBLAS on 128-wide tiles in 4 splits, 0.65 unsplit, 0.46
+/// on 256-wide ones). Problems that would then still leave most SMs idle,
+/// and wider ones, take `plan`'s widths (256^3: 0.35 on one 256-wide tile,
+/// 0.57 on 64-wide ones).
+fn plan_reg(p: &GemmParams, force: &Force, info: &DeviceInfo) -> Option<Plan> {
+    if !eligible(p, DType::F32, false, true, info) {
+        return None;
+    }
+    let sms = info.sms as i64;
+    let tiles = |bn: i64| cdiv(p.m, BM) * cdiv(p.n, bn) * p.batch;
+    let splits_for = |count: i64| if 2 * count >= sms { 1 } else { (sms / count).min(p.k / 1024).max(1) };
+    let auto_bn = match BNS.iter().rev().find(|&&bn| bn >= p.n) {
+        Some(&bn) if 2 * tiles(bn) * splits_for(tiles(bn)) >= sms => bn,
+        _ => BNS.into_iter().find(|&bn| 4 * tiles(bn) >= 3 * sms).unwrap_or(BNS[BNS.len() - 1]),
+    };
+    let plan = |bn: i64, splits: Option<i64>| Some(Plan { bn, splits: splits.unwrap_or(splits_for(tiles(bn))), a_reg: true });
+    match force {
+        Force::Tile(name, splits) => match name.strip_prefix("wgr")? {
+            "" => plan(auto_bn, *splits),
+            width => plan(width.parse().ok().filter(|bn| BNS.contains(bn))?, splits.or(Some(1))),
+        },
+        Force::Auto { wgmma: true } if p.m >= 256 && p.n > 16 && p.k >= 32 => plan(auto_bn, None),
+        _ => None,
+    }
+}
+
+/// float32 as TF32 on the Hopper kernels, whose tensor cores read float32
+/// from shared memory and truncate it to TF32 (on the H100 that biased
+/// products by about 9e-4 relative to cuBLAS, which rounds), and read TF32
+/// operands in shared memory K-major only. Two ways round that:
+/// - b N-contiguous (row-major): the register-A kernel computes c^T =
+///   b^T a^T, loading b^T into registers and rounding it there; only a is
+///   copied (K-major, rounded), which is small when M is (M = 128, K = N =
+///   4096: the dual-copy path below ran at 0.28 of cuBLAS there, mma.sync
+///   at 0.45).
+/// - otherwise both operands are first copied K-major and rounded to
+///   nearest, in one pass each; the automatic choice takes that only when M
+///   and N are both at least 512.
+///
 /// Returns whether it ran.
 pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device: usize, stream: usize, like: &TensorArg) -> Result<bool> {
+    let ld = cdiv(q.k, 4) * 4;
+    // c^T = b^T a^T: A' = b^T (M-contiguous), B' = the copy of a, C' = c^T.
+    let mut t = *q;
+    (t.a, t.m, t.sam, t.sak, t.sab) = (q.b, q.n, q.sbn, q.sbk, q.sbb);
+    (t.n, t.sbn, t.sbk, t.sbb) = (q.m, ld, 1, q.m * ld);
+    (t.scm, t.scn) = (q.scn, q.scm);
+    if let Some(plan) = plan_reg(&t, force, info) {
+        let a = tf32_copy(q.a, [q.batch, q.m, q.k], [q.sab, q.sam, q.sak], like, device, stream)?;
+        t.b = a.data_ptr() as u64;
+        launch(&t, DType::F32, plan, device, stream, true, like)?;
+        return Ok(true);
+    }
     if matches!(force, Force::Auto { .. }) && (q.m < 512 || q.n < 512) {
         return Ok(false);
     }
-    let ld = cdiv(q.k, 4) * 4;
     let mut p = *q;
     (p.sab, p.sam, p.sak) = (q.m * ld, ld, 1);
     (p.sbb, p.sbn, p.sbk) = (q.n * ld, ld, 1);
@@ -235,12 +309,18 @@ fn tensor_map(dtype: DType, ptr: u64, dims: [u64; 3], strides: [u64; 2], boxes: 
 pub(super) fn launch(q: &GemmParams, dtype: DType, plan: Plan, device: usize, stream: usize, b_k: bool, like: &TensorArg) -> Result<()> {
     let mut q = *q;
     let _ws = set_splits(&mut q, plan.splits, bk(dtype), like)?;
+    q.ws_nm = plan.a_reg as i64;
     let q = &q;
     let (m, n, k, batch) = (q.m as u64, q.n as u64, q.k as u64, q.batch as u64);
     let (es, bk, bn) = (dtype.size() as u64, bk(dtype) as u32, plan.bn);
     // Batch strides in bytes; with one batch any multiple of 16 will do.
     let bstride = |s: i64, span: u64| if batch == 1 { (span * es).div_ceil(16).max(1) * 16 } else { s as u64 * es };
-    let tm_a = tensor_map(dtype, q.a, [k, m, batch], [q.sam as u64 * es, bstride(q.sab, m * q.sam as u64)], [bk, BM as u32, 1])?;
+    let tm_a = if plan.a_reg {
+        // 32 M-elements (128 bytes) per box row, BK k-lines.
+        tensor_map(dtype, q.a, [m, k, batch], [q.sak as u64 * es, bstride(q.sab, k * q.sak as u64)], [32, bk, 1])?
+    } else {
+        tensor_map(dtype, q.a, [k, m, batch], [q.sam as u64 * es, bstride(q.sab, m * q.sam as u64)], [bk, BM as u32, 1])?
+    };
     let tm_b = if b_k {
         tensor_map(dtype, q.b, [k, n, batch], [q.sbn as u64 * es, bstride(q.sbb, n * q.sbn as u64)], [bk, bn as u32, 1])?
     } else {
@@ -250,6 +330,7 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: Plan, device: usize, st
     let Some(width) = BNS.iter().position(|&x| x == bn) else { anyhow::bail!("no Hopper kernel with tile width {bn}") };
     let kernels = &WG[width];
     let f = match dtype {
+        DType::F32 if plan.a_reg && b_k => &WGR_TF32[width],
         DType::BF16 => &kernels.bf16[!b_k as usize],
         DType::F16 => &kernels.f16[!b_k as usize],
         DType::F32 if b_k => &kernels.tf32,
