@@ -181,7 +181,7 @@ fn tf32_copy(ptr: u64, [batch, rows, k]: [i64; 3], [sb, sr, sk]: [i64; 3], like:
     let out = Tensor::f_empty([batch, rows, ld], (tch::Kind::Float, like.tch_device()?))
         .map_err(|e| like.error(format_args!("TF32 operand copy allocation failed: {e}")))?;
     let dst = out.data_ptr() as u64;
-    if sk == 1 && k == ld && sr == ld && (batch == 1 || sb == rows * ld) && ptr % 16 == 0 {
+    if sk == 1 && k == ld && sr == ld && (batch == 1 || sb == rows * ld) && ptr.is_multiple_of(16) {
         // Already the destination's layout: a flat pass over 16-byte packs.
         let n4 = batch * rows * ld / 4;
         let f = TF32_ROUND_FLAT.function(device)?;
