@@ -262,9 +262,10 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     // cover 8 of the 16-byte chunks of a line). The epilogue uses the same map.
     const int pr = cw * 64 + (warp >> 1) * 32 + (warp & 1) * 8 + (g & 1) * 2 + (g & 2) * 8 + (g >> 2) * 4;
     const uint32_t a_off = (pr >> 5) * (BK * 128) + (pr & 3) * 4, a_chunk = (pr & 31) >> 2;
-    // Fragments of k-tile kt (4 wgmma k-steps), rounded to TF32 (to nearest):
-    // (pr, k), (pr + 1, k), (pr, k + 4), (pr + 1, k + 4) with k = 8 kk + t4.
-    auto load_a = [&](uint32_t (&af)[BK_BYTES / 32][4], int s) {
+    // One k-tile (4 wgmma k-steps) with A through registers: loads this
+    // thread's fragments, rounded to TF32 (to nearest): (pr, k), (pr + 1, k),
+    // (pr, k + 4), (pr + 1, k + 4) with k = 8 kk + t4; then issues the wgmmas.
+    auto mma_rs = [&](float (&d)[NACC], uint32_t (&af)[BK_BYTES / 32][4], int s) {
 #pragma unroll
       for (int kk = 0; kk < BK_BYTES / 32; ++kk)
 #pragma unroll
@@ -274,12 +275,9 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           af[kk][2 * h] = to_tf32(v.x);
           af[kk][2 * h + 1] = to_tf32(v.y);
         }
-    };
-    auto mma_rs = [&](float (&d)[NACC], const uint32_t (&af)[BK_BYTES / 32][4], int s) {
-      if constexpr (A_REG) {
+      wgmma_fence();
 #pragma unroll
-        for (int kk = 0; kk < BK_BYTES / 32; ++kk) WgmmaRS<BN>::run(d, af[kk], make_desc(b_stage(s) + kk * 32, 16, 1024));
-      }
+      for (int kk = 0; kk < BK_BYTES / 32; ++kk) WgmmaRS<BN>::run(d, af[kk], make_desc(b_stage(s) + kk * 32, 16, 1024));
     };
     uint32_t af[2][BK_BYTES / 32][4];  // A_REG: double-buffered (one group stays in flight)
     int it = 0;
@@ -294,13 +292,10 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
         const int s = it % STAGES, round = it / STAGES;
         mbar_wait(full(s), round & 1);
         if constexpr (A_REG) {
+          // Constant indices keep af in registers (af[kt & 1] would not).
           if (kt & 1) {
-            load_a(af[1], s);
-            wgmma_fence();
             mma_rs(d, af[1], s);
           } else {
-            load_a(af[0], s);
-            wgmma_fence();
             mma_rs(d, af[0], s);
           }
         } else {

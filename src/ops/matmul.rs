@@ -208,6 +208,28 @@ pub(crate) struct GemmParams {
     ws_nm: i64,
 }
 
+impl GemmParams {
+    /// The same product as c^T = b^T a^T: b^T is the new A, a^T the new B,
+    /// and c is written through transposed strides.
+    fn transposed(&self) -> GemmParams {
+        GemmParams {
+            a: self.b,
+            b: self.a,
+            m: self.n,
+            n: self.m,
+            sam: self.sbn,
+            sak: self.sbk,
+            sbk: self.sak,
+            sbn: self.sam,
+            scm: self.scn,
+            scn: self.scm,
+            sab: self.sbb,
+            sbb: self.sab,
+            ..*self
+        }
+    }
+}
+
 /// A block tile of the fast kernels; the numbers must match the kernel
 /// instantiations (they size the dynamic shared memory).
 #[derive(Clone, Copy, Debug)]
@@ -442,11 +464,7 @@ fn gemm_cuda(p: &Problem, dtype: DType, like: &TensorArg, stream: usize) -> Resu
     // through transposed strides.
     let skinny = |m: i64| m <= 16;
     if !skinny(p.m) && skinny(p.n) && !matches!(&force, Force::Tile(..)) {
-        std::mem::swap(&mut q.a, &mut q.b);
-        std::mem::swap(&mut q.m, &mut q.n);
-        (q.sam, q.sak, q.sbk, q.sbn) = (p.sb[2], p.sb[1], p.sa[2], p.sa[1]);
-        std::mem::swap(&mut q.sab, &mut q.sbb);
-        (q.scm, q.scn) = (1, p.n);
+        q = q.transposed();
         (a_k, b_k) = (b_k, a_k);
     }
 

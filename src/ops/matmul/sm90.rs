@@ -226,7 +226,7 @@ fn plan_reg(p: &GemmParams, force: &Force, info: &DeviceInfo) -> Option<Plan> {
             "" => plan(auto_bn, *splits),
             width => plan(width.parse().ok().filter(|bn| BNS.contains(bn))?, splits.or(Some(1))),
         },
-        Force::Auto { wgmma: true } if p.m >= 256 && p.n > 16 && p.k >= 32 => plan(auto_bn, None),
+        Force::Auto { wgmma: true } if p.m >= 256 && p.n > 16 && p.k >= bk(DType::F32) => plan(auto_bn, None),
         _ => None,
     }
 }
@@ -247,11 +247,9 @@ fn plan_reg(p: &GemmParams, force: &Force, info: &DeviceInfo) -> Option<Plan> {
 /// Returns whether it ran.
 pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device: usize, stream: usize, like: &TensorArg) -> Result<bool> {
     let ld = cdiv(q.k, 4) * 4;
-    // c^T = b^T a^T: A' = b^T (M-contiguous), B' = the copy of a, C' = c^T.
-    let mut t = *q;
-    (t.a, t.m, t.sam, t.sak, t.sab) = (q.b, q.n, q.sbn, q.sbk, q.sbb);
-    (t.n, t.sbn, t.sbk, t.sbb) = (q.m, ld, 1, q.m * ld);
-    (t.scm, t.scn) = (q.scn, q.scm);
+    // c^T = b^T a^T: A' = b^T (M-contiguous), B' = the K-major copy of a.
+    let mut t = q.transposed();
+    (t.sbn, t.sbk, t.sbb) = (ld, 1, q.m * ld);
     if let Some(plan) = plan_reg(&t, force, info) {
         let a = tf32_copy(q.a, [q.batch, q.m, q.k], [q.sab, q.sam, q.sak], like, device, stream)?;
         t.b = a.data_ptr() as u64;
