@@ -70,6 +70,36 @@ __device__ void rms_norm_impl(const T* __restrict__ x, const T* __restrict__ w, 
   }
 }
 
+// The register-resident form (Rust launches it when each thread's share of a
+// row is at most C packs, with one block or warp per row and no more): x and
+// the weight are loaded together before the reduction, so small launches wait
+// on memory once, and the code is short (cold instruction fetch counts there).
+template <typename T, int N, int C>
+__device__ void rms_norm_regs_impl(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y,
+                                   int64_t rows, int64_t H, double eps) {
+  using A = typename Acc<T>::type;
+  using P = Pack<T, N>;
+  const int64_t r = myns::first_row();
+  if (r >= rows) return;  // a whole block (or warp) of rows past the end
+  const int hv = (int)(H / N);
+  P xs[C], ws[C];
+  myns::load_packs(xs, reinterpret_cast<const P*>(x + r * H), hv);
+  myns::load_packs(ws, reinterpret_cast<const P*>(w), hv);
+  A ss = 0;
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) { const A v = to_acc(xs[c].v[k]); ss += v * v; }
+  }
+  const A inv = rsqrt(myns::row_sum(ss) / A(H) + A(eps));
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) xs[c].v[k] = from_acc<T>(to_acc(xs[c].v[k]) * inv * to_acc(ws[c].v[k]));
+  }
+  myns::store_packs(reinterpret_cast<P*>(y + r * H), xs, hv);
+}
+
 // residual += x; x = rms_norm(residual) * w, in place (vLLM's fused op). The
 // norm uses the residual as stored (rounded to T), like the unfused sequence.
 template <typename T, int N>
@@ -104,6 +134,42 @@ __device__ void fused_add_rms_norm_impl(T* __restrict__ x, T* __restrict__ res, 
       xp[i] = o;
     }
   }
+}
+
+// fused_add_rms_norm in registers (see rms_norm_regs_impl): x, residual and
+// the weight all loaded before the reduction.
+template <typename T, int N, int C>
+__device__ void fused_add_rms_norm_regs_impl(T* __restrict__ x, T* __restrict__ res, const T* __restrict__ w,
+                                             int64_t rows, int64_t H, double eps) {
+  using A = typename Acc<T>::type;
+  using P = Pack<T, N>;
+  const int64_t r = myns::first_row();
+  if (r >= rows) return;
+  const int hv = (int)(H / N);
+  P* xp = reinterpret_cast<P*>(x + r * H);
+  P* rp = reinterpret_cast<P*>(res + r * H);
+  P xs[C], rs[C], ws[C];
+  myns::load_packs(xs, xp, hv);
+  myns::load_packs(rs, rp, hv);
+  myns::load_packs(ws, reinterpret_cast<const P*>(w), hv);
+  A ss = 0;
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+      rs[c].v[k] = from_acc<T>(to_acc(xs[c].v[k]) + to_acc(rs[c].v[k]));
+      const A v = to_acc(rs[c].v[k]);
+      ss += v * v;
+    }
+  }
+  myns::store_packs(rp, rs, hv);
+  const A inv = rsqrt(myns::row_sum(ss) / A(H) + A(eps));
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) xs[c].v[k] = from_acc<T>(to_acc(rs[c].v[k]) * inv * to_acc(ws[c].v[k]));
+  }
+  myns::store_packs(xp, xs, hv);
 }
 
 // Gradients of y = x * r * w with r = rsqrt(mean(x^2) + eps):
@@ -164,5 +230,16 @@ __device__ void rms_norm_backward_impl(const T* __restrict__ g, const T* __restr
                                                         typename Acc<T>::type* partial, int64_t rows,                 \
                                                         int64_t H, double eps) {                                      \
     rms_norm_backward_impl<T, N>(g, x, w, gx, partial, rows, H, eps);                                                 \
+  }                                                                                                                   \
+  MYNS_RMS_REGS(r1_##suffix, T, N, 1)                                                                                 \
+  MYNS_RMS_REGS(r2_##suffix, T, N, 2)
+#define MYNS_RMS_REGS(suffix, T, N, C)                                                                                \
+  extern "C" __global__ void MYNS_ROW_REGS_BOUNDS rms_norm_##suffix(const T* x, const T* w, T* y, int64_t rows,       \
+                                                                    int64_t H, double eps) {                          \
+    rms_norm_regs_impl<T, N, C>(x, w, y, rows, H, eps);                                                               \
+  }                                                                                                                   \
+  extern "C" __global__ void MYNS_ROW_REGS_BOUNDS fused_add_rms_norm_##suffix(T* x, T* res, const T* w, int64_t rows, \
+                                                                              int64_t H, double eps) {                \
+    fused_add_rms_norm_regs_impl<T, N, C>(x, res, w, rows, H, eps);                                                   \
   }
 MYNS_FOR_EACH_FLOAT_VEC(MYNS_RMS)

@@ -8,6 +8,10 @@
 // its launches to match), which lets each thread have up to 128 registers.
 #define MYNS_ROW_MAX_THREADS 512
 #define MYNS_ROW_BOUNDS __launch_bounds__(MYNS_ROW_MAX_THREADS)
+// The register-resident variants (`<op>_r1_*`, `<op>_r2_*`: one or two packs
+// per thread) take up to 1024 threads; they need few registers.
+#define MYNS_ROW_REGS_MAX_THREADS 1024
+#define MYNS_ROW_REGS_BOUNDS __launch_bounds__(MYNS_ROW_REGS_MAX_THREADS)
 
 namespace myns {
 
@@ -76,6 +80,28 @@ __device__ __forceinline__ float fast_exp(float x) { return __expf(x); }
 __device__ __forceinline__ double fast_exp(double x) { return exp(x); }
 __device__ __forceinline__ float fast_rcp(float x) { return __fdividef(1.0f, x); }
 __device__ __forceinline__ double fast_rcp(double x) { return 1.0 / x; }
+
+// Loads this thread's C packs of a row of n packs (pack c at threadIdx.x +
+// c * blockDim.x), all issued before any is used; packs past the row's end
+// are zero.
+template <int C, typename P>
+__device__ __forceinline__ void load_packs(P (&dst)[C], const P* __restrict__ src, int n) {
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+    const int i = threadIdx.x + c * blockDim.x;
+    dst[c] = i < n ? src[i] : P{};
+  }
+}
+
+// Stores the packs load_packs read (those inside the row).
+template <int C, typename P>
+__device__ __forceinline__ void store_packs(P* __restrict__ dst, const P (&src)[C], int n) {
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+    const int i = threadIdx.x + c * blockDim.x;
+    if (i < n) dst[i] = src[c];
+  }
+}
 
 // Packs each thread keeps in registers between a row's two passes, so the
 // row is read from memory once (rows longer than this re-read from cache).

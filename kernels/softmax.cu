@@ -97,6 +97,51 @@ __device__ void softmax_impl(const T* __restrict__ x, T* __restrict__ y, int64_t
   }
 }
 
+// The register-resident form (Rust launches it when each thread's share of a
+// row is at most C packs, with one block or warp per row and no more): short
+// code for small launches, where cold instruction fetch counts.
+template <typename T, int N, int C>
+__device__ void softmax_regs_impl(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t H) {
+  using A = typename Acc<T>::type;
+  using P = Pack<T, N>;
+  const int64_t r = myns::first_row();
+  if (r >= rows) return;  // a whole block (or warp) of rows past the end
+  const int hv = (int)(H / N);
+  P xs[C];
+  myns::load_packs(xs, reinterpret_cast<const P*>(x + r * H), hv);
+  // Packs past the row's end (zeros) must not count: they stay out of the
+  // max, and of the sum as exp(-inf).
+  A m = -INFINITY;
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+    if (threadIdx.x + c * blockDim.x < hv) {
+#pragma unroll
+      for (int k = 0; k < N; ++k) m = myns::Max{}(m, to_acc(xs[c].v[k]));
+    }
+  }
+  m = myns::row_max(m);
+  A e[C][N];
+  A s = 0;
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+    const bool in = threadIdx.x + c * blockDim.x < hv;
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+      e[c][k] = in ? myns::fast_exp(to_acc(xs[c].v[k]) - m) : A(0);
+      s += e[c][k];
+    }
+  }
+  // NaN entries: the max skips them but exp(NaN - m) is NaN, so the row
+  // turns NaN, as in torch.softmax.
+  const A inv = A(1) / myns::row_sum(s);
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) xs[c].v[k] = from_acc<T>(e[c][k] * inv);
+  }
+  myns::store_packs(reinterpret_cast<P*>(y + r * H), xs, hv);
+}
+
 // gx = y * (g - sum(g * y)) per row.
 template <typename T, int N>
 __device__ void softmax_backward_impl(const T* __restrict__ g, const T* __restrict__ y, T* __restrict__ gx,
@@ -132,5 +177,11 @@ __device__ void softmax_backward_impl(const T* __restrict__ g, const T* __restri
   extern "C" __global__ void MYNS_ROW_BOUNDS softmax_backward_##suffix(const T* g, const T* y, T* gx, int64_t rows, \
                                                        int64_t H) {                                                 \
     softmax_backward_impl<T, N>(g, y, gx, rows, H);                                                                 \
+  }                                                                                                                 \
+  MYNS_SOFTMAX_REGS(r1_##suffix, T, N, 1)                                                                           \
+  MYNS_SOFTMAX_REGS(r2_##suffix, T, N, 2)
+#define MYNS_SOFTMAX_REGS(suffix, T, N, C)                                                                          \
+  extern "C" __global__ void MYNS_ROW_REGS_BOUNDS softmax_##suffix(const T* x, T* y, int64_t rows, int64_t H) {     \
+    softmax_regs_impl<T, N, C>(x, y, rows, H);                                                                      \
   }
 MYNS_FOR_EACH_FLOAT_VEC(MYNS_SOFTMAX)

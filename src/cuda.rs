@@ -57,6 +57,8 @@ pub struct DeviceInfo {
     /// Compute capability (major, minor).
     pub cc: (i32, i32),
     pub sms: i32,
+    /// Threads an SM keeps resident at once (2048 on Hopper).
+    pub threads_per_sm: i32,
     /// Largest dynamic shared memory a block may opt into, in bytes.
     pub max_smem: i32,
 }
@@ -75,6 +77,7 @@ pub fn device_info(device: usize) -> Result<DeviceInfo> {
     let info = DeviceInfo {
         cc: (get(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?, get(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?),
         sms: get(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+        threads_per_sm: get(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?,
         max_smem: get(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
     };
     Ok(*INFO[device].get_or_init(|| info))

@@ -4,7 +4,7 @@
 
 use crate::cuda::{self, DTypeKernels, Kernel};
 use crate::registry::{Call, DType, TensorArg};
-use anyhow::Result;
+use anyhow::{bail, Result};
 use cudarc::driver::sys;
 use std::ffi::c_void;
 
@@ -23,7 +23,7 @@ impl RowKernels {
 /// `row_kernels!(kernels::SOFTMAX, "softmax")`.
 #[macro_export]
 macro_rules! row_kernels {
-    ($module:path, $name:literal) => {
+    ($module:path, $name:expr) => {
         $crate::rowwise::RowKernels {
             vec: $crate::cuda::DTypeKernels {
                 f32: $crate::cuda::Kernel::new(&$module, concat!($name, "_vec_f32")),
@@ -41,6 +41,26 @@ macro_rules! row_kernels {
     };
 }
 
+/// The builds of a forward row reduction (norms, softmax), see kernels/rows.cuh.
+pub struct ReduceKernels {
+    /// Up to four packs per thread in registers, longer rows re-read from cache.
+    pub general: RowKernels,
+    /// The row held in registers at one (`<name>_r1_*`) or two (`<name>_r2_*`)
+    /// packs per thread, every load issued before the reduction.
+    pub regs: [RowKernels; 2],
+}
+
+/// `reduce_kernels!(kernels::SOFTMAX, "softmax")`.
+#[macro_export]
+macro_rules! reduce_kernels {
+    ($module:path, $name:literal) => {
+        $crate::rowwise::ReduceKernels {
+            general: $crate::row_kernels!($module, $name),
+            regs: [$crate::row_kernels!($module, concat!($name, "_r1")), $crate::row_kernels!($module, concat!($name, "_r2"))],
+        }
+    };
+}
+
 /// Elements per 16-byte pack.
 pub fn pack(dtype: DType) -> i64 {
     16 / dtype.size() as i64
@@ -54,6 +74,8 @@ pub fn can_vectorize(dtype: DType, row_len: i64, ptrs: &[usize]) -> bool {
 
 /// kernels/rows.cuh `MYNS_ROW_MAX_THREADS`: the kernels' launch bound.
 const MAX_THREADS: i64 = 512;
+/// kernels/rows.cuh `MYNS_ROW_REGS_MAX_THREADS`: the register-resident builds' bound.
+const REGS_MAX_THREADS: i64 = 1024;
 
 /// Which threads of a row kernel (kernels/rows.cuh) take which row.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -64,6 +86,94 @@ pub enum Rows {
     Block { max_blocks: i64 },
 }
 
+/// Which build of a forward row reduction runs, and its block shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReducePlan {
+    /// Packs per thread for the register-resident builds (1 or 2); `None`: the general one.
+    pub regs: Option<i64>,
+    /// Threads per row.
+    pub bx: i64,
+    /// Rows per block (more than one only with a warp per row).
+    pub by: i64,
+}
+
+fn whole_warps(t: i64, max: i64) -> i64 {
+    ((t + 31) / 32 * 32).clamp(32, max)
+}
+
+/// The general build's shape: about four packs per thread, or one per thread
+/// when rows are too few to fill the GPU (at most one per SM), capped at 512
+/// threads. Rows that need only one warp (at most 128 packs, or 32 when rows
+/// are that few) take a warp each, 8 rows per block (an SM holds at most 32
+/// blocks, so one-warp blocks would leave half its threads idle).
+fn general_shape(units: i64, rows: i64, sms: i64, layout: Rows) -> (i64, i64) {
+    let bx = if rows <= sms { whole_warps(units, MAX_THREADS) } else { whole_warps((units + 3) / 4, MAX_THREADS) };
+    let by = if layout == Rows::BlockOrWarp && bx == 32 { 8 } else { 1 };
+    (bx, by)
+}
+
+/// The build and shape for `rows` rows of `units` packs on a GPU of `sms`
+/// SMs holding `threads_per_sm` threads each. When every row fits in
+/// registers at one pack per thread and all of them are resident at once,
+/// the one-pack build (one wave; each thread waits on memory once); at two
+/// packs per thread, the two-pack build; else the general build. `force`:
+/// `MYNS_ROW_KERNEL` (see [`forced_plan`]).
+pub fn plan_reduce(units: i64, rows: i64, sms: i64, threads_per_sm: i64, force: Option<&str>) -> Result<ReducePlan> {
+    let resident = sms * threads_per_sm;
+    let fits = |c: i64| {
+        let bx = whole_warps((units + c - 1) / c, REGS_MAX_THREADS);
+        (bx * c >= units && rows * bx <= resident).then_some(bx)
+    };
+    let auto = if let Some(bx) = fits(1) {
+        ReducePlan { regs: Some(1), bx, by: if bx == 32 { 8 } else { 1 } }
+    } else if let Some(bx) = fits(2) {
+        ReducePlan { regs: Some(2), bx, by: if bx == 32 { 8 } else { 1 } }
+    } else {
+        let (bx, by) = general_shape(units, rows, sms, Rows::BlockOrWarp);
+        ReducePlan { regs: None, bx, by }
+    };
+    match force {
+        None => Ok(auto),
+        Some(f) => forced_plan(f, units, rows, sms),
+    }
+}
+
+/// `MYNS_ROW_KERNEL=<build>[:<threads per row>[:<rows per block>]]` with
+/// build `r1`, `r2` or `general` (testing and tuning): forces the forward
+/// row reductions' build and shape.
+fn forced_plan(spec: &str, units: i64, rows: i64, sms: i64) -> Result<ReducePlan> {
+    let mut parts = spec.trim().split(':');
+    let build = parts.next().unwrap_or("");
+    let num = |p: Option<&str>| -> Result<Option<i64>> {
+        p.map(|v| v.parse::<i64>().map_err(|_| anyhow::anyhow!("MYNS_ROW_KERNEL=`{spec}`: `{v}` is not a number"))).transpose()
+    };
+    let (bx, by) = (num(parts.next())?, num(parts.next())?);
+    let regs = match build {
+        "r1" => Some(1),
+        "r2" => Some(2),
+        "general" => None,
+        _ => bail!("MYNS_ROW_KERNEL=`{spec}`: the build must be r1, r2 or general"),
+    };
+    let (auto_bx, auto_by) = match regs {
+        Some(c) => {
+            let bx = whole_warps((units + c - 1) / c, REGS_MAX_THREADS);
+            (bx, if bx == 32 { 8 } else { 1 })
+        }
+        None => general_shape(units, rows, sms, Rows::BlockOrWarp),
+    };
+    let plan = ReducePlan { regs, bx: bx.unwrap_or(auto_bx), by: by.unwrap_or(auto_by) };
+    let max = if regs.is_some() { REGS_MAX_THREADS } else { MAX_THREADS };
+    if plan.bx < 32 || plan.bx % 32 != 0 || plan.by < 1 || plan.bx * plan.by > max || (plan.by > 1 && plan.bx != 32) {
+        bail!("MYNS_ROW_KERNEL=`{spec}`: threads per row must be whole warps, rows per block more than one only with one warp per row, at most {max} threads");
+    }
+    if let Some(c) = regs {
+        if plan.bx * c < units {
+            bail!("MYNS_ROW_KERNEL=`{spec}`: {} threads x {c} packs do not cover a row of {units} packs", plan.bx);
+        }
+    }
+    Ok(plan)
+}
+
 /// A row kernel's variant and launch shape.
 pub struct RowLaunch {
     f: sys::CUfunction,
@@ -72,29 +182,43 @@ pub struct RowLaunch {
 }
 
 impl RowLaunch {
-    /// For `rows` rows of `h` elements in the buffers `ptrs` (on `x`'s device):
-    /// the 16-byte pack variant when the buffers allow it, and about four
-    /// packs per thread. Rows too few to fill the GPU (at most one per SM) get
-    /// a pack per thread (less work in sequence per thread). Rows that need
-    /// only one warp (at most 128 packs, or 32 when rows are that few) take a
-    /// warp each, 8 rows per block (an SM holds at most 32 blocks, so one-warp
-    /// blocks would leave half its threads idle).
+    /// The general build of `kernels` for `rows` rows of `h` elements in the
+    /// buffers `ptrs` (on `x`'s device): the 16-byte pack variant when the
+    /// buffers allow it, shaped by [`general_shape`].
     pub fn new(kernels: &RowKernels, x: &TensorArg, ptrs: &[usize], rows: i64, h: i64, layout: Rows) -> Result<RowLaunch> {
         let dtype = x.dtype()?;
         let device = x.device_index().max(0) as usize;
         let vec = can_vectorize(dtype, h, ptrs);
         let f = kernels.pick(dtype, vec).function(device)?;
         let units = if vec { h / pack(dtype) } else { h };
-        let sms = cuda::device_info(device)?.sms as i64;
-        let whole_warps = |t: i64| ((t + 31) / 32 * 32).clamp(32, MAX_THREADS);
-        let bx = if rows <= sms { whole_warps(units) } else { whole_warps((units + 3) / 4) };
-        let (by, max_blocks) = match layout {
-            Rows::BlockOrWarp if bx == 32 => (8, 1 << 20),
-            Rows::BlockOrWarp => (1, 1 << 20),
-            Rows::Block { max_blocks } => (1, max_blocks),
+        let (bx, by) = general_shape(units, rows, cuda::device_info(device)?.sms as i64, layout);
+        let max_blocks = match layout {
+            Rows::BlockOrWarp => 1 << 20,
+            Rows::Block { max_blocks } => max_blocks,
         };
         let grid = ((rows + by - 1) / by).clamp(1, max_blocks) as u32;
         Ok(RowLaunch { f, grid, block: (bx as u32, by as u32) })
+    }
+
+    /// A forward row reduction (one block or warp per row), its build chosen
+    /// by [`plan_reduce`].
+    pub fn reduce(kernels: &ReduceKernels, call: &Call, x: &TensorArg, ptrs: &[usize], rows: i64, h: i64) -> Result<RowLaunch> {
+        let dtype = x.dtype()?;
+        let device = x.device_index().max(0) as usize;
+        let vec = can_vectorize(dtype, h, ptrs);
+        let units = if vec { h / pack(dtype) } else { h };
+        let info = cuda::device_info(device)?;
+        let force = std::env::var("MYNS_ROW_KERNEL").ok().filter(|v| !v.trim().is_empty() && v.trim() != "auto");
+        let plan = plan_reduce(units, rows, info.sms as i64, info.threads_per_sm as i64, force.as_deref()).map_err(|e| call.error(e))?;
+        // The register builds take one row per block or warp, with no loop.
+        let grid = (rows + plan.by - 1) / plan.by;
+        let (kernels, grid) = match plan.regs {
+            Some(c) if grid <= i32::MAX as i64 => (&kernels.regs[c as usize - 1], grid),
+            Some(_) => return Err(call.error(format_args!("{rows} rows are more than one launch takes"))),
+            None => (&kernels.general, grid.clamp(1, 1 << 20)),
+        };
+        let f = kernels.pick(dtype, vec).function(device)?;
+        Ok(RowLaunch { f, grid: grid as u32, block: (plan.bx as u32, plan.by as u32) })
     }
 
     pub fn blocks(&self) -> u32 {
@@ -125,4 +249,46 @@ pub fn check_scalar(call: &Call, i: usize, min: f64) -> Result<f64> {
         )));
     }
     Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // An H100: 132 SMs of 2048 threads.
+    fn plan(units: i64, rows: i64, force: Option<&str>) -> Result<ReducePlan> {
+        plan_reduce(units, rows, 132, 2048, force)
+    }
+
+    fn p(regs: Option<i64>, bx: i64, by: i64) -> ReducePlan {
+        ReducePlan { regs, bx, by }
+    }
+
+    #[test]
+    fn small_launches_hold_rows_in_registers() {
+        assert_eq!(plan(64, 1, None).unwrap(), p(Some(1), 64, 1)); // 1 x 512 bf16
+        assert_eq!(plan(16, 1000, None).unwrap(), p(Some(1), 32, 8)); // short rows: a warp each
+        assert_eq!(plan(256, 1024, None).unwrap(), p(Some(1), 256, 1)); // 1024 x 2048 bf16: one wave
+        assert_eq!(plan(2048, 64, None).unwrap(), p(Some(2), 1024, 1)); // 64 x 16384 bf16
+        assert_eq!(plan(1000, 5, None).unwrap(), p(Some(1), 1024, 1)); // rounds up to whole warps
+    }
+
+    #[test]
+    fn large_launches_take_the_general_build() {
+        assert_eq!(plan(1024, 1024, None).unwrap(), p(None, 256, 1)); // more than one wave
+        assert_eq!(plan(64, 32768, None).unwrap(), p(None, 32, 8));
+        assert_eq!(plan(4096, 1, None).unwrap(), p(None, 512, 1)); // longer than 2 packs x 1024 threads
+    }
+
+    #[test]
+    fn forced_builds() {
+        assert_eq!(plan(64, 32768, Some("r1")).unwrap(), p(Some(1), 64, 1));
+        assert_eq!(plan(64, 32768, Some("r2:32:8")).unwrap(), p(Some(2), 32, 8));
+        assert_eq!(plan(64, 1, Some("general")).unwrap(), p(None, 64, 1));
+        assert_eq!(plan(64, 1, Some("general:128")).unwrap(), p(None, 128, 1));
+        for bad in ["r3", "r1:48", "r1:64:2", "r1:32", "general:1024", "r2:x"] {
+            assert!(plan(64, 4, Some(bad)).is_err(), "{bad}");
+        }
+        assert!(plan(2049, 1, Some("r2")).is_err()); // more than 2 x 1024 packs
+    }
 }

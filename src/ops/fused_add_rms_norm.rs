@@ -6,7 +6,7 @@ use crate::bridge::DeviceKind;
 use crate::cpu::{self, Elem};
 use crate::ops::rms_norm::{check_norm_args, inv_rms};
 use crate::registry::{dispatch, Backend, Call, OpSpec, TensorArg, Value};
-use crate::rowwise::{self, RowKernels, RowLaunch, Rows};
+use crate::rowwise::{self, ReduceKernels, RowLaunch};
 use crate::cuda;
 use anyhow::Result;
 use std::sync::OnceLock;
@@ -42,7 +42,7 @@ pub fn fused_add_rms_norm(x: &mut Tensor, residual: &mut Tensor, weight: &Tensor
     Ok(())
 }
 
-static KERNELS: RowKernels = crate::row_kernels!(crate::kernels::RMS_NORM, "fused_add_rms_norm");
+static KERNELS: ReduceKernels = crate::reduce_kernels!(crate::kernels::RMS_NORM, "fused_add_rms_norm");
 
 fn check<'a>(call: &Call<'a>) -> Result<(TensorArg<'a>, TensorArg<'a>, TensorArg<'a>, f64)> {
     let (x, w, eps) = check_norm_args(call, 0, 2, 3)?;
@@ -76,7 +76,7 @@ fn forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
             crate::with_elem!(dtype, T => fused_cpu::<T>(cx.ptr, cr.ptr, cw.ptr, rows as usize, h as usize, eps))
         }
         Backend::Cuda { stream } if x.device() == DeviceKind::Cuda => {
-            let launch = RowLaunch::new(&KERNELS, &x, &[cx.ptr, cr.ptr, cw.ptr], rows, h, Rows::BlockOrWarp)?;
+            let launch = RowLaunch::reduce(&KERNELS, call, &x, &[cx.ptr, cr.ptr, cw.ptr], rows, h)?;
             let (px, pr, pw) = (cx.ptr as u64, cr.ptr as u64, cw.ptr as u64);
             let mut params = [cuda::arg(&px), cuda::arg(&pr), cuda::arg(&pw), cuda::arg(&rows), cuda::arg(&h), cuda::arg(&eps)];
             launch.launch(call, stream, &mut params)?;

@@ -5,7 +5,7 @@
 use crate::bridge::DeviceKind;
 use crate::cpu::{self, Elem, Real};
 use crate::registry::{dispatch, dispatch1, BackwardCtx, Backend, Call, OpSpec, TensorArg, Value};
-use crate::rowwise::{self, RowKernels, RowLaunch, Rows};
+use crate::rowwise::{self, ReduceKernels, RowKernels, RowLaunch, Rows};
 use crate::cuda;
 use anyhow::{bail, Result};
 use std::sync::OnceLock;
@@ -69,7 +69,7 @@ pub fn rms_norm_backward(grad: &Tensor, x: &Tensor, weight: &Tensor, eps: f64) -
     }
 }
 
-static KERNELS: RowKernels = crate::row_kernels!(crate::kernels::RMS_NORM, "rms_norm");
+static KERNELS: ReduceKernels = crate::reduce_kernels!(crate::kernels::RMS_NORM, "rms_norm");
 static BACKWARD_KERNELS: RowKernels = crate::row_kernels!(crate::kernels::RMS_NORM, "rms_norm_backward");
 
 /// Checks `x` (>= 1-D), `weight` (`[x.shape[-1]]`) and `eps` (finite, >= 0)
@@ -116,7 +116,7 @@ fn forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
             crate::with_elem!(dtype, T => rms_norm_cpu::<T>(cx.ptr, cw.ptr, po, rows as usize, h as usize, eps))
         }
         Backend::Cuda { stream } if x.device() == DeviceKind::Cuda => {
-            let launch = RowLaunch::new(&KERNELS, &x, &[cx.ptr, cw.ptr, po], rows, h, Rows::BlockOrWarp)?;
+            let launch = RowLaunch::reduce(&KERNELS, call, &x, &[cx.ptr, cw.ptr, po], rows, h)?;
             let (px, pw, po) = (cx.ptr as u64, cw.ptr as u64, po as u64);
             let mut params = [cuda::arg(&px), cuda::arg(&pw), cuda::arg(&po), cuda::arg(&rows), cuda::arg(&h), cuda::arg(&eps)];
             launch.launch(call, stream, &mut params)?;

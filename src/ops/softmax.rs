@@ -5,7 +5,7 @@
 use crate::bridge::DeviceKind;
 use crate::cpu::{self, Elem, Real};
 use crate::registry::{dispatch1, BackwardCtx, Backend, Call, OpSpec, TensorArg, Value};
-use crate::rowwise::{RowKernels, RowLaunch, Rows};
+use crate::rowwise::{ReduceKernels, RowKernels, RowLaunch, Rows};
 use crate::cuda;
 use anyhow::Result;
 use std::sync::OnceLock;
@@ -61,7 +61,7 @@ pub fn softmax_backward(grad: &Tensor, output: &Tensor, dim: i64) -> Result<Tens
     dispatch1(&BACKWARD_SPEC, &[Value::Tensor(grad), Value::Tensor(output), Value::Int(dim)])
 }
 
-static KERNELS: RowKernels = crate::row_kernels!(crate::kernels::SOFTMAX, "softmax");
+static KERNELS: ReduceKernels = crate::reduce_kernels!(crate::kernels::SOFTMAX, "softmax");
 static BACKWARD_KERNELS: RowKernels = crate::row_kernels!(crate::kernels::SOFTMAX, "softmax_backward");
 
 /// `dim` wrapped into `[0, ndim)` (a 0-d tensor counts as 1-d).
@@ -93,7 +93,8 @@ fn run_rows(
     backend: Backend,
     inputs: &[&TensorArg],
     dim: i64,
-    kernels: &RowKernels,
+    // The launch for (buffer pointers, rows, row length).
+    plan: impl Fn(&[usize], i64, i64) -> Result<RowLaunch>,
     cpu_fn: fn(crate::registry::DType, &[usize], usize, usize),
 ) -> Result<Tensor> {
     let x = inputs[0];
@@ -119,7 +120,7 @@ fn run_rows(
         match backend {
             Backend::Cpu if x.device() == DeviceKind::Cpu => cpu_fn(dtype, &ptrs, rows as usize, h as usize),
             Backend::Cuda { stream } if x.device() == DeviceKind::Cuda => {
-                let launch = RowLaunch::new(kernels, x, &ptrs, rows, h, Rows::BlockOrWarp)?;
+                let launch = plan(&ptrs, rows, h)?;
                 let ptrs: Vec<u64> = ptrs.iter().map(|&p| p as u64).collect();
                 let mut params: Vec<*mut std::ffi::c_void> = ptrs.iter().map(cuda::arg).collect();
                 params.push(cuda::arg(&rows));
@@ -136,7 +137,8 @@ fn forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
     let x = call.tensor(0)?;
     x.dtype()?;
     let dim = wrap_dim(call, &x, 1)?;
-    let out = run_rows(call, backend, &[&x], dim, &KERNELS, |dtype, p, rows, h| {
+    let plan = |p: &[usize], rows, h| RowLaunch::reduce(&KERNELS, call, &x, p, rows, h);
+    let out = run_rows(call, backend, &[&x], dim, plan, |dtype, p, rows, h| {
         crate::with_elem!(dtype, T => softmax_cpu::<T>(p[0], p[1], rows, h))
     })?;
     Ok(vec![out])
@@ -176,7 +178,8 @@ fn backward_meta(call: &Call) -> Result<Vec<Tensor>> {
 
 fn backward_forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
     let (g, y, dim) = check_backward(call)?;
-    let out = run_rows(call, backend, &[&g, &y], dim, &BACKWARD_KERNELS, |dtype, p, rows, h| {
+    let plan = |p: &[usize], rows, h| RowLaunch::new(&BACKWARD_KERNELS, &g, p, rows, h, Rows::BlockOrWarp);
+    let out = run_rows(call, backend, &[&g, &y], dim, plan, |dtype, p, rows, h| {
         crate::with_elem!(dtype, T => softmax_backward_cpu::<T>(p[0], p[1], p[2], rows, h))
     })?;
     Ok(vec![out])

@@ -103,7 +103,47 @@ def test_row_ops_every_launch_shape(shape, dtype, device):
     check(myns.softmax_backward(g, y, -1), yd * (g.double() - (g.double() * yd).sum(-1, keepdim=True)), dtype)
 
 
-def test_softmax_extremes(device):
+# The forward reductions' builds forced one by one (`MYNS_ROW_KERNEL`, see
+# src/rowwise.rs): register-resident at one or two packs per thread (a warp
+# or a block per row), and the general one (cached and re-read passes).
+BUILDS = ["r1", "r2", "r2:32:8", "r1:1024", "general", "general:32:8", "general:512"]
+
+
+@pytest.mark.parametrize("build", BUILDS)
+@pytest.mark.parametrize("shape", [(37, 64), (9, 200), (1000, 8), (3, 2048), (2, 4096), (2, 3, 16000), (300, 1000), (5, 1001)], ids=str)
+def test_forward_builds(build, shape, dtype, device, monkeypatch):
+    if device != "cuda":
+        pytest.skip("CUDA builds")
+    monkeypatch.setenv("MYNS_ROW_KERNEL", build)
+    x, w, r = rand(shape, dtype, device, 2.0), rand(shape[-1:], dtype, device), rand(shape, dtype, device)
+    ops = {
+        "rms_norm": lambda: check(myns.rms_norm(x, w, 1e-6), ref_rms_norm(x, w, 1e-6), dtype),
+        "softmax": lambda: check(myns.softmax(x, -1), torch.softmax(x.double(), -1), dtype),
+    }
+
+    def fused():
+        xf, rf = x.clone(), r.clone()
+        myns.fused_add_rms_norm(xf, rf, w, 1e-6)
+        torch.testing.assert_close(rf, r + x, rtol=0, atol=0)
+        check(xf, ref_rms_norm(r + x, w, 1e-6), dtype)
+
+    ops["fused_add_rms_norm"] = fused
+    pack = 16 // x.element_size() if shape[-1] % (16 // x.element_size()) == 0 else 1  # else scalar kernels
+    parts = build.split(":")
+    regs = {"r1": 1, "r2": 2}.get(parts[0])
+    threads = int(parts[1]) if len(parts) > 1 else 1024
+    covers = regs is None or threads * regs >= shape[-1] // pack
+    for name, run in ops.items():
+        if covers:
+            run()
+        else:
+            with pytest.raises(RuntimeError, match=f"myns::{name}: MYNS_ROW_KERNEL=.* do not cover"):
+                run()
+
+
+@pytest.mark.parametrize("build", ["auto", "general"])
+def test_softmax_extremes(build, device, monkeypatch):
+    monkeypatch.setenv("MYNS_ROW_KERNEL", build)
     inf = float("inf")
     x = torch.tensor([[0.0, -inf, 1.0], [1e4, -1e4, 1e4], [-inf, -inf, -inf], [-3e38, 3e38, 0.0]], device=device)
     out = myns.softmax(x, -1)
