@@ -113,21 +113,38 @@ fn general_shape(units: i64, rows: i64, sms: i64, layout: Rows) -> (i64, i64) {
 }
 
 /// The build and shape for `rows` rows of `units` packs on a GPU of `sms`
-/// SMs holding `threads_per_sm` threads each. When every row fits in
-/// registers at one pack per thread and all of them are resident at once,
-/// the one-pack build (one wave; each thread waits on memory once); at two
-/// packs per thread, the two-pack build; else the general build. `force`:
-/// `MYNS_ROW_KERNEL` (see [`forced_plan`]).
+/// SMs holding `threads_per_sm` threads each (measured on the H100,
+/// bench/results/rowwise-h100-regs-explore.json):
+/// - rows of at most 512 packs: two packs per thread in registers (one when a
+///   warp covers the row), a warp per row up to 64 packs, at any row count
+///   (a block per warp while rows are few, so they spread over the SMs);
+/// - longer rows, when all of them are resident at once at one pack per
+///   thread (or else two): that build, one wave in which each thread waits on
+///   memory once;
+/// - else the general build.
+///
+/// `force`: `MYNS_ROW_KERNEL` (see [`forced_plan`]).
 pub fn plan_reduce(units: i64, rows: i64, sms: i64, threads_per_sm: i64, force: Option<&str>) -> Result<ReducePlan> {
     let resident = sms * threads_per_sm;
-    let fits = |c: i64| {
+    // A warp per row: 8 rows per block, or one when rows are few enough to
+    // spread over the SMs (at most 4 one-warp blocks each).
+    let warp_rows = if rows <= 4 * sms { 1 } else { 8 };
+    let regs = |c: i64| {
         let bx = whole_warps((units + c - 1) / c, REGS_MAX_THREADS);
-        (bx * c >= units && rows * bx <= resident).then_some(bx)
+        ReducePlan { regs: Some(c), bx, by: if bx == 32 { warp_rows } else { 1 } }
     };
-    let auto = if let Some(bx) = fits(1) {
-        ReducePlan { regs: Some(1), bx, by: if bx == 32 { 8 } else { 1 } }
-    } else if let Some(bx) = fits(2) {
-        ReducePlan { regs: Some(2), bx, by: if bx == 32 { 8 } else { 1 } }
+    let one_wave = |c: i64| {
+        let p = regs(c);
+        p.bx * c >= units && rows * p.bx <= resident
+    };
+    let auto = if units <= 32 {
+        regs(1)
+    } else if units <= 512 {
+        regs(2)
+    } else if one_wave(1) {
+        regs(1)
+    } else if one_wave(2) {
+        regs(2)
     } else {
         let (bx, by) = general_shape(units, rows, sms, Rows::BlockOrWarp);
         ReducePlan { regs: None, bx, by }
@@ -154,14 +171,11 @@ fn forced_plan(spec: &str, units: i64, rows: i64, sms: i64) -> Result<ReducePlan
         "general" => None,
         _ => bail!("MYNS_ROW_KERNEL=`{spec}`: the build must be r1, r2 or general"),
     };
-    let (auto_bx, auto_by) = match regs {
-        Some(c) => {
-            let bx = whole_warps((units + c - 1) / c, REGS_MAX_THREADS);
-            (bx, if bx == 32 { 8 } else { 1 })
-        }
-        None => general_shape(units, rows, sms, Rows::BlockOrWarp),
-    };
-    let plan = ReducePlan { regs, bx: bx.unwrap_or(auto_bx), by: by.unwrap_or(auto_by) };
+    let bx = bx.unwrap_or_else(|| match regs {
+        Some(c) => whole_warps((units + c - 1) / c, REGS_MAX_THREADS),
+        None => general_shape(units, rows, sms, Rows::BlockOrWarp).0,
+    });
+    let plan = ReducePlan { regs, bx, by: by.unwrap_or(if bx == 32 { 8 } else { 1 }) };
     let max = if regs.is_some() { REGS_MAX_THREADS } else { MAX_THREADS };
     if plan.bx < 32 || plan.bx % 32 != 0 || plan.by < 1 || plan.bx * plan.by > max || (plan.by > 1 && plan.bx != 32) {
         bail!("MYNS_ROW_KERNEL=`{spec}`: threads per row must be whole warps, rows per block more than one only with one warp per row, at most {max} threads");
@@ -265,18 +279,22 @@ mod tests {
     }
 
     #[test]
-    fn small_launches_hold_rows_in_registers() {
-        assert_eq!(plan(64, 1, None).unwrap(), p(Some(1), 64, 1)); // 1 x 512 bf16
-        assert_eq!(plan(16, 1000, None).unwrap(), p(Some(1), 32, 8)); // short rows: a warp each
-        assert_eq!(plan(256, 1024, None).unwrap(), p(Some(1), 256, 1)); // 1024 x 2048 bf16: one wave
+    fn short_rows_or_small_launches_hold_rows_in_registers() {
+        assert_eq!(plan(16, 1000, None).unwrap(), p(Some(1), 32, 8)); // a warp covers a row
+        assert_eq!(plan(64, 1, None).unwrap(), p(Some(2), 32, 1)); // 1 x 512 bf16: a warp per row
+        assert_eq!(plan(64, 528, None).unwrap(), p(Some(2), 32, 1)); // spread over the SMs
+        assert_eq!(plan(64, 529, None).unwrap(), p(Some(2), 32, 8));
+        assert_eq!(plan(64, 32768, None).unwrap(), p(Some(2), 32, 8)); // at any row count
+        assert_eq!(plan(256, 1024, None).unwrap(), p(Some(2), 128, 1));
+        assert_eq!(plan(512, 100_000, None).unwrap(), p(Some(2), 256, 1));
+        assert_eq!(plan(1000, 5, None).unwrap(), p(Some(1), 1024, 1)); // one wave; whole warps
+        assert_eq!(plan(1024, 64, None).unwrap(), p(Some(1), 1024, 1));
         assert_eq!(plan(2048, 64, None).unwrap(), p(Some(2), 1024, 1)); // 64 x 16384 bf16
-        assert_eq!(plan(1000, 5, None).unwrap(), p(Some(1), 1024, 1)); // rounds up to whole warps
     }
 
     #[test]
-    fn large_launches_take_the_general_build() {
+    fn large_launches_of_long_rows_take_the_general_build() {
         assert_eq!(plan(1024, 1024, None).unwrap(), p(None, 256, 1)); // more than one wave
-        assert_eq!(plan(64, 32768, None).unwrap(), p(None, 32, 8));
         assert_eq!(plan(4096, 1, None).unwrap(), p(None, 512, 1)); // longer than 2 packs x 1024 threads
     }
 
@@ -286,7 +304,9 @@ mod tests {
         assert_eq!(plan(64, 32768, Some("r2:32:8")).unwrap(), p(Some(2), 32, 8));
         assert_eq!(plan(64, 1, Some("general")).unwrap(), p(None, 64, 1));
         assert_eq!(plan(64, 1, Some("general:128")).unwrap(), p(None, 128, 1));
-        for bad in ["r3", "r1:48", "r1:64:2", "r1:32", "general:1024", "r2:x"] {
+        assert_eq!(plan(1, 1000, Some("r1:1024")).unwrap(), p(Some(1), 1024, 1)); // rows per block follow the threads
+        assert_eq!(plan(64, 1000, Some("general:512")).unwrap(), p(None, 512, 1));
+        for bad in ["r3", "r1:48", "r1:64:2", "r1:32", "general:1024", "r2:x", "r1:32:33"] {
             assert!(plan(64, 4, Some(bad)).is_err(), "{bad}");
         }
         assert!(plan(2049, 1, Some("r2")).is_err()); // more than 2 x 1024 packs

@@ -5,10 +5,13 @@ fused_add_rms_norm, softmax) over the bench_rowwise.py grid: microseconds of
 every forced build (`MYNS_ROW_KERNEL`: register-resident r1 / r2, general) and
 of the automatic choice, against torch.compile of the same computation.
 triton's do_bench (L2 flushed before each call), median, best of two
-interleaved rounds; each build's output is checked against float32 torch."""
+interleaved rounds; each build's output is checked against float32 torch.
+For launch-bound shapes also the wall time per call of back-to-back calls
+(host launch cost included)."""
 import json
 import os
 import sys
+import time
 
 import torch
 import torch.nn.functional as F
@@ -44,6 +47,20 @@ def builds(units):
     if units <= 64:
         out.append("r2:32:8")
     return out
+
+
+def loop_us(fn, n=300):
+    """Wall microseconds per call over n back-to-back calls (host launch cost
+    included), median of 5 rounds."""
+    ts = []
+    for _ in range(5):
+        torch.cuda.synchronize()
+        t = time.perf_counter()
+        for _ in range(n):
+            fn()
+        torch.cuda.synchronize()
+        ts.append((time.perf_counter() - t) / n * 1e6)
+    return round(sorted(ts)[2], 2)
 
 
 def rel(a, b):
@@ -95,9 +112,12 @@ for dtype, rows, h in cases:
                 times[b].append(bench(mine) * 1e3)
         os.environ.pop("MYNS_ROW_KERNEL", None)
         row["us"] = {b: round(min(t), 2) for b, t in times.items()}
+        if rows * h <= 64 * 16384:  # launch-bound: also the wall time per call back to back
+            os.environ.pop("MYNS_ROW_KERNEL", None)
+            row["loop_us"] = {"myns": loop_us(mine), "compiled": loop_us(compiled)}
         row["vs_compiled"] = {b: round(row["us"]["compiled"] / row["us"][b], 3) for b in bs}
         results.append(row)
         print(op, row["dtype"], f"{rows}x{h}", "compiled %.1f us" % row["us"]["compiled"], row["vs_compiled"],
-              "max err %.1e" % max(row["err"].values()), flush=True)
+              "max err %.1e" % max(row["err"].values()), row.get("loop_us", ""), flush=True)
 
 json.dump(results, open(os.path.join(os.environ.get("OUT", "/tmp"), "rowwise-explore.json"), "w"), indent=1)

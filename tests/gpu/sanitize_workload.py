@@ -53,6 +53,22 @@ for dtype in [torch.float32, torch.bfloat16]:
     for got, want in [(myns.rms_norm(x, w, 1e-6), myns.rms_norm(x.cpu(), w.cpu(), 1e-6)), (myns.softmax(x, -1), myns.softmax(x.cpu(), -1))]:
         assert matches([got], [want], dtype), f"row kernels {dtype}"
         checked += 1
+# Every build of the forward row reductions (src/rowwise.rs), forced, on a
+# partial last block of rows and rows longer than the threads (scalar too).
+for build in ["r1", "r2", "r2:32:8", "general", "general:32:8"]:
+    os.environ["MYNS_ROW_KERNEL"] = build
+    for dtype, h in [(torch.bfloat16, 1000), (torch.float32, 1001)]:
+        x = torch.randn(13, h, device="cuda", dtype=dtype)
+        w = torch.randn(h, device="cuda", dtype=dtype)
+        r = torch.randn_like(x)
+        xc, rc = x.cpu(), r.cpu()
+        got = [myns.rms_norm(x, w, 1e-6), myns.softmax(x, -1)]
+        want = [myns.rms_norm(xc, w.cpu(), 1e-6), myns.softmax(xc, -1)]
+        myns.fused_add_rms_norm(x, r, w, 1e-6)
+        myns.fused_add_rms_norm(xc, rc, w.cpu(), 1e-6)
+        assert matches(got + [x, r], want + [xc, rc], dtype), f"row build {build} {dtype}"
+        checked += 4
+os.environ.pop("MYNS_ROW_KERNEL")
 old_tf32 = torch.backends.cuda.matmul.allow_tf32
 for dtype, tf32 in [(torch.bfloat16, False), (torch.float32, True)]:
     torch.backends.cuda.matmul.allow_tf32 = tf32
