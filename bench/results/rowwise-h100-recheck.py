@@ -1,4 +1,4 @@
-"""Run 32: re-measures the shapes below 1.0x in run 31 (bench_rowwise), 5
+"""Run 33 (bench/results/gpu-runs-2026-11-21.md): re-measures the shapes below 1.0x in run 32 (bench_rowwise), 5
 interleaved rounds of do_bench each for myns (auto, and general for the long
 shapes) and torch.compile; median of rounds."""
 import os, sys, json, statistics, torch, torch.nn.functional as F

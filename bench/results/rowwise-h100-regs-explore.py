@@ -1,4 +1,4 @@
-"""Exploration (not a shipped benchmark), run on the H100 with the bundle:
+"""Runs 28-29 (bench/results/gpu-runs-2026-11-21.md). Exploration (not a shipped benchmark), on the H100:
 OUT=<dir> MYNS_LIBRARY=.gpu/libmyns.so python3 <this file> (writes
 rowwise-explore.json). For the forward row reductions (rms_norm,
 fused_add_rms_norm, softmax) over the bench_rowwise.py grid: microseconds of
