@@ -73,7 +73,7 @@ __device__ void rms_norm_impl(const T* __restrict__ x, const T* __restrict__ w, 
 // The register-resident form (Rust launches it when each thread's share of a
 // row is at most C packs, with one block or warp per row and no more): x and
 // the weight are loaded together before the reduction, so small launches wait
-// on memory once, and the code is short (cold instruction fetch counts there).
+// on memory once, and the code is short.
 template <typename T, int N, int C>
 __device__ void rms_norm_regs_impl(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y,
                                    int64_t rows, int64_t H, double eps) {

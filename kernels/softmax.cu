@@ -98,8 +98,8 @@ __device__ void softmax_impl(const T* __restrict__ x, T* __restrict__ y, int64_t
 }
 
 // The register-resident form (Rust launches it when each thread's share of a
-// row is at most C packs, with one block or warp per row and no more): short
-// code for small launches, where cold instruction fetch counts.
+// row is at most C packs, with one block or warp per row and no more): no
+// loop and short code, for small, latency-bound launches.
 template <typename T, int N, int C>
 __device__ void softmax_regs_impl(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t H) {
   using A = typename Acc<T>::type;
