@@ -123,7 +123,7 @@ fn general_shape(units: i64, rows: i64, sms: i64, layout: Rows) -> (i64, i64) {
 ///   memory once;
 /// - else the general build.
 ///
-/// `force`: `MYNS_ROW_KERNEL` (see [`forced_plan`]).
+/// `force`: `MYNS_ROW_KERNEL` (see `forced_plan`).
 pub fn plan_reduce(units: i64, rows: i64, sms: i64, threads_per_sm: i64, force: Option<&str>) -> Result<ReducePlan> {
     let resident = sms * threads_per_sm;
     // A warp per row: 8 rows per block, or one when rows are few enough to
@@ -198,7 +198,7 @@ pub struct RowLaunch {
 impl RowLaunch {
     /// The general build of `kernels` for `rows` rows of `h` elements in the
     /// buffers `ptrs` (on `x`'s device): the 16-byte pack variant when the
-    /// buffers allow it, shaped by [`general_shape`].
+    /// buffers allow it, shaped by `general_shape`.
     pub fn new(kernels: &RowKernels, x: &TensorArg, ptrs: &[usize], rows: i64, h: i64, layout: Rows) -> Result<RowLaunch> {
         let dtype = x.dtype()?;
         let device = x.device_index().max(0) as usize;
