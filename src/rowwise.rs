@@ -101,6 +101,11 @@ fn whole_warps(t: i64, max: i64) -> i64 {
     ((t + 31) / 32 * 32).clamp(32, max)
 }
 
+/// Threads per row of a register-resident build at `c` packs per thread.
+fn regs_threads(units: i64, c: i64) -> i64 {
+    whole_warps((units + c - 1) / c, REGS_MAX_THREADS)
+}
+
 /// The general build's shape: about four packs per thread, or one per thread
 /// when rows are too few to fill the GPU (at most one per SM), capped at 512
 /// threads. Rows that need only one warp (at most 128 packs, or 32 when rows
@@ -125,19 +130,22 @@ fn general_shape(units: i64, rows: i64, sms: i64, layout: Rows) -> (i64, i64) {
 ///
 /// `force`: `MYNS_ROW_KERNEL` (see `forced_plan`).
 pub fn plan_reduce(units: i64, rows: i64, sms: i64, threads_per_sm: i64, force: Option<&str>) -> Result<ReducePlan> {
+    if let Some(f) = force {
+        return forced_plan(f, units, rows, sms);
+    }
     let resident = sms * threads_per_sm;
     // A warp per row: 8 rows per block, or one when rows are few enough to
     // spread over the SMs (at most 4 one-warp blocks each).
     let warp_rows = if rows <= 4 * sms { 1 } else { 8 };
     let regs = |c: i64| {
-        let bx = whole_warps((units + c - 1) / c, REGS_MAX_THREADS);
+        let bx = regs_threads(units, c);
         ReducePlan { regs: Some(c), bx, by: if bx == 32 { warp_rows } else { 1 } }
     };
     let one_wave = |c: i64| {
         let p = regs(c);
         p.bx * c >= units && rows * p.bx <= resident
     };
-    let auto = if units <= 32 {
+    Ok(if units <= 32 {
         regs(1)
     } else if units <= 512 {
         regs(2)
@@ -148,11 +156,7 @@ pub fn plan_reduce(units: i64, rows: i64, sms: i64, threads_per_sm: i64, force: 
     } else {
         let (bx, by) = general_shape(units, rows, sms, Rows::BlockOrWarp);
         ReducePlan { regs: None, bx, by }
-    };
-    match force {
-        None => Ok(auto),
-        Some(f) => forced_plan(f, units, rows, sms),
-    }
+    })
 }
 
 /// `MYNS_ROW_KERNEL=<build>[:<threads per row>[:<rows per block>]]` with
@@ -172,12 +176,12 @@ fn forced_plan(spec: &str, units: i64, rows: i64, sms: i64) -> Result<ReducePlan
         _ => bail!("MYNS_ROW_KERNEL=`{spec}`: the build must be r1, r2 or general"),
     };
     let bx = bx.unwrap_or_else(|| match regs {
-        Some(c) => whole_warps((units + c - 1) / c, REGS_MAX_THREADS),
+        Some(c) => regs_threads(units, c),
         None => general_shape(units, rows, sms, Rows::BlockOrWarp).0,
     });
     let plan = ReducePlan { regs, bx, by: by.unwrap_or(if bx == 32 { 8 } else { 1 }) };
     let max = if regs.is_some() { REGS_MAX_THREADS } else { MAX_THREADS };
-    if plan.bx < 32 || plan.bx % 32 != 0 || plan.by < 1 || plan.bx * plan.by > max || (plan.by > 1 && plan.bx != 32) {
+    if plan.bx < 32 || plan.bx % 32 != 0 || plan.by < 1 || plan.bx.checked_mul(plan.by).is_none_or(|t| t > max) || (plan.by > 1 && plan.bx != 32) {
         bail!("MYNS_ROW_KERNEL=`{spec}`: threads per row must be whole warps, rows per block more than one only with one warp per row, at most {max} threads");
     }
     if let Some(c) = regs {
@@ -186,6 +190,15 @@ fn forced_plan(spec: &str, units: i64, rows: i64, sms: i64) -> Result<ReducePlan
         }
     }
     Ok(plan)
+}
+
+/// `x`'s dtype and device, whether the 16-byte pack kernels apply to rows of
+/// `h` elements in `ptrs`, and the row length in the kernel's units (packs or
+/// elements).
+fn row_units(x: &TensorArg, ptrs: &[usize], h: i64) -> Result<(DType, usize, bool, i64)> {
+    let dtype = x.dtype()?;
+    let vec = can_vectorize(dtype, h, ptrs);
+    Ok((dtype, x.device_index().max(0) as usize, vec, if vec { h / pack(dtype) } else { h }))
 }
 
 /// A row kernel's variant and launch shape.
@@ -200,11 +213,8 @@ impl RowLaunch {
     /// buffers `ptrs` (on `x`'s device): the 16-byte pack variant when the
     /// buffers allow it, shaped by `general_shape`.
     pub fn new(kernels: &RowKernels, x: &TensorArg, ptrs: &[usize], rows: i64, h: i64, layout: Rows) -> Result<RowLaunch> {
-        let dtype = x.dtype()?;
-        let device = x.device_index().max(0) as usize;
-        let vec = can_vectorize(dtype, h, ptrs);
+        let (dtype, device, vec, units) = row_units(x, ptrs, h)?;
         let f = kernels.pick(dtype, vec).function(device)?;
-        let units = if vec { h / pack(dtype) } else { h };
         let (bx, by) = general_shape(units, rows, cuda::device_info(device)?.sms as i64, layout);
         let max_blocks = match layout {
             Rows::BlockOrWarp => 1 << 20,
@@ -217,10 +227,7 @@ impl RowLaunch {
     /// A forward row reduction (one block or warp per row), its build chosen
     /// by [`plan_reduce`].
     pub fn reduce(kernels: &ReduceKernels, call: &Call, x: &TensorArg, ptrs: &[usize], rows: i64, h: i64) -> Result<RowLaunch> {
-        let dtype = x.dtype()?;
-        let device = x.device_index().max(0) as usize;
-        let vec = can_vectorize(dtype, h, ptrs);
-        let units = if vec { h / pack(dtype) } else { h };
+        let (dtype, device, vec, units) = row_units(x, ptrs, h)?;
         let info = cuda::device_info(device)?;
         let force = std::env::var("MYNS_ROW_KERNEL").ok().filter(|v| !v.trim().is_empty() && v.trim() != "auto");
         let plan = plan_reduce(units, rows, info.sms as i64, info.threads_per_sm as i64, force.as_deref()).map_err(|e| call.error(e))?;
@@ -306,7 +313,7 @@ mod tests {
         assert_eq!(plan(64, 1, Some("general:128")).unwrap(), p(None, 128, 1));
         assert_eq!(plan(1, 1000, Some("r1:1024")).unwrap(), p(Some(1), 1024, 1)); // rows per block follow the threads
         assert_eq!(plan(64, 1000, Some("general:512")).unwrap(), p(None, 512, 1));
-        for bad in ["r3", "r1:48", "r1:64:2", "r1:32", "general:1024", "r2:x", "r1:32:33"] {
+        for bad in ["r3", "r1:48", "r1:64:2", "r1:32", "general:1024", "r2:x", "r1:32:33", "r1:32:0", "r1:", "r1:64:288230376151711744"] {
             assert!(plan(64, 4, Some(bad)).is_err(), "{bad}");
         }
         assert!(plan(2049, 1, Some("r2")).is_err()); // more than 2 x 1024 packs
