@@ -110,15 +110,12 @@ def sweep_rows(bench, device, wg=False):
                 before = os.environ.get("MYNS_MATMUL_KERNEL")
                 if before == "nowg" and v in ("wg", "auto+wg", "auto"):
                     v = "nowg"
-                os.environ["MYNS_MATMUL_KERNEL"] = v
+                myns.set_override("MYNS_MATMUL_KERNEL", v)
                 try:
                     t = bench(lambda: myns.matmul(a, b))
                     rows.append([kind, f"{m}x{k}x{n}", v, flop / t / 1e9, t_torch / t])
                 finally:
-                    if before is None:
-                        os.environ.pop("MYNS_MATMUL_KERNEL", None)
-                    else:
-                        os.environ["MYNS_MATMUL_KERNEL"] = before
+                    myns.set_override("MYNS_MATMUL_KERNEL", before)
             print(f"sweep {kind} {m}x{k}x{n} done", flush=True)
     return rows
 

@@ -16,7 +16,6 @@ struct Arg;
 size_t find_op(rust::Str name);
 // Calls an op through the dispatcher; results are new `at::Tensor*`s.
 size_t call_op(size_t handle, rust::Slice<const Arg> args, rust::Slice<size_t> outs);
-rust::String dtype_name(int8_t dtype);
 // A new contiguous CPU (cuda_device < 0) or CUDA tensor; an owned `at::Tensor*`.
 size_t new_empty(rust::Slice<const int64_t> sizes, int8_t dtype, int16_t cuda_device);
 // PyTorch's current `torch.backends.cuda.matmul.allow_tf32` setting.

@@ -311,10 +311,6 @@ size_t call_op(size_t handle, rust::Slice<const Arg> args, rust::Slice<size_t> o
   return n;
 }
 
-rust::String dtype_name(int8_t dtype) {
-  return rust::String(c10::toString(static_cast<c10::ScalarType>(dtype)));
-}
-
 size_t new_empty(rust::Slice<const int64_t> sizes, int8_t dtype, int16_t cuda_device) {
   const c10::IntArrayRef size(sizes.data(), sizes.size());
   const auto st = static_cast<c10::ScalarType>(dtype);

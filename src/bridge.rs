@@ -89,8 +89,6 @@ pub(crate) mod ffi {
         /// Calls an op through the dispatcher (autograd and all): owned
         /// `at::Tensor*` results go to `outs`.
         fn call_op(handle: usize, args: &[Arg], outs: &mut [usize]) -> Result<usize>;
-        /// PyTorch's name for a c10::ScalarType, for error messages.
-        fn dtype_name(dtype: i8) -> String;
         /// A new contiguous tensor (an owned `at::Tensor*`) of c10 ScalarType
         /// `dtype` on the CPU (`cuda_device` < 0) or on CUDA device
         /// `cuda_device`, allocated as aten's own kernels allocate outputs

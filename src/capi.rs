@@ -195,6 +195,26 @@ pub extern "C" fn myns_cuda_device_count() -> c_int {
     catch_unwind(|| tch::Cuda::device_count() as c_int).unwrap_or(0)
 }
 
+/// Sets a kernel-choice override for the whole process, as the environment
+/// variable `name` (`MYNS_MATMUL_KERNEL` or `MYNS_ROW_KERNEL`) would at
+/// start-up; a NULL or empty `value`, or `"auto"`, restores the automatic
+/// choice. For testing and tuning.
+///
+/// # Safety
+/// `name` is a NUL-terminated string; `value` is NULL or one.
+#[no_mangle]
+pub unsafe extern "C" fn myns_set_override(name: *const c_char, value: *const c_char) -> c_int {
+    const F: &str = "myns_set_override";
+    guard(F, || {
+        let name = std::ffi::CStr::from_ptr(nonnull(name, F, "name")?).to_string_lossy();
+        let knob = crate::overrides::Knob::from_var(&name)
+            .ok_or_else(|| invalid(F, format_args!("unknown override `{name}` (known: MYNS_MATMUL_KERNEL, MYNS_ROW_KERNEL)")))?;
+        let value = if value.is_null() { None } else { Some(std::ffi::CStr::from_ptr(value).to_string_lossy()) };
+        crate::overrides::set(knob, value.as_deref());
+        Ok(())
+    })
+}
+
 /// Message of the last failed call on this thread ("" if none).
 #[no_mangle]
 pub extern "C" fn myns_last_error() -> *const c_char {

@@ -5,11 +5,17 @@
 //! restores the caller's afterwards); `Kernel::function` still binds the
 //! device's primary context, which a fresh thread may lack (see `bind`).
 
-use anyhow::{anyhow, bail, Result};
-use cudarc::driver::{result, sys, CudaContext, CudaFunction, CudaModule};
+use crate::types::{DType, Error, ErrorKind, Result};
+use cudarc::driver::{result, sys, CudaContext, CudaFunction, CudaModule, DriverError};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+
+/// A CUDA driver error as a myns error: out of memory keeps its kind.
+pub fn driver_error(what: impl std::fmt::Display, e: DriverError) -> Error {
+    let kind = if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY { ErrorKind::OutOfMemory } else { ErrorKind::Runtime };
+    Error::new(kind, format!("{what}: {e}"))
+}
 
 /// Devices we keep state for; more than any current host has.
 pub const MAX_DEVICES: usize = 64;
@@ -44,7 +50,7 @@ impl Module {
     pub fn supports(&self, device: usize) -> Result<bool> {
         let Some(arch) = self.arch else { return Ok(true) };
         let digits: String = arch.trim_start_matches("sm_").chars().take_while(char::is_ascii_digit).collect();
-        let want: i32 = digits.parse().map_err(|_| anyhow!("myns: bad arch `{arch}` for module `{}`", self.name))?;
+        let want: i32 = digits.parse().map_err(|_| Error::runtime(format!("myns: bad arch `{arch}` for module `{}`", self.name)))?;
         let have = device_info(device)?.cc;
         let have = have.0 * 10 + have.1;
         Ok(if arch.ends_with('a') { have == want } else { have >= want })
@@ -73,7 +79,7 @@ pub fn device_info(device: usize) -> Result<DeviceInfo> {
     }
     let ctx = context(device)?;
     use sys::CUdevice_attribute::*;
-    let get = |a| ctx.attribute(a).map_err(|e| anyhow!("myns: querying cuda:{device} failed: {e}"));
+    let get = |a| ctx.attribute(a).map_err(|e| driver_error(format_args!("myns: querying cuda:{device} failed"), e));
     let info = DeviceInfo {
         cc: (get(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?, get(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?),
         sms: get(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
@@ -117,7 +123,7 @@ impl Kernel {
                     smem as i32,
                 )
             }
-            .map_err(|e| anyhow!("myns: allowing kernel `{}` {smem} bytes of shared memory failed: {e}", self.name))?;
+            .map_err(|e| driver_error(format_args!("myns: allowing kernel `{}` {smem} bytes of shared memory failed", self.name), e))?;
             self.smem_limit[device].fetch_max(smem, Ordering::Relaxed);
         }
         Ok(f)
@@ -137,7 +143,7 @@ impl Kernel {
     #[cold]
     fn load(&self, device: usize) -> Result<sys::CUfunction> {
         if device >= MAX_DEVICES {
-            bail!("myns: CUDA device {device} is beyond the {MAX_DEVICES} devices myns supports");
+            return Err(beyond(device));
         }
         let _g = INIT.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(f) = self.funcs[device].get() {
@@ -147,23 +153,23 @@ impl Kernel {
             Some(m) => m.clone(),
             None => {
                 if !self.module.supports(device)? {
-                    bail!(
+                    return Err(Error::not_implemented(format!(
                         "myns: CUDA module `{}` is built for {} only, which cuda:{device} is not",
                         self.module.name,
                         self.module.arch.unwrap_or("?")
-                    );
+                    )));
                 }
                 let ctx = context(device)?;
                 let m = ctx
                     .load_module(cudarc::nvrtc::Ptx::from_binary(self.module.image.to_vec()))
-                    .map_err(|e| anyhow!("myns: loading CUDA module `{}` on cuda:{device} failed: {e}", self.module.name))?;
+                    .map_err(|e| driver_error(format_args!("myns: loading CUDA module `{}` on cuda:{device} failed", self.module.name), e))?;
                 let _ = self.module.loaded[device].set(m.clone());
                 m
             }
         };
         let f = module
             .load_function(self.name)
-            .map_err(|e| anyhow!("myns: kernel `{}` not found in module `{}`: {e}", self.name, self.module.name))?;
+            .map_err(|e| driver_error(format_args!("myns: kernel `{}` not found in module `{}`", self.name, self.module.name), e))?;
         let raw = f.cu_function();
         let _ = self.funcs[device].set(f);
         bind(device)?;
@@ -180,8 +186,8 @@ pub struct DTypeKernels {
 }
 
 impl DTypeKernels {
-    pub fn get(&self, dtype: crate::registry::DType) -> &Kernel {
-        use crate::registry::DType::*;
+    pub fn get(&self, dtype: DType) -> &Kernel {
+        use DType::*;
         match dtype {
             F32 => &self.f32,
             F64 => &self.f64,
@@ -204,20 +210,24 @@ macro_rules! dtype_kernels {
     };
 }
 
+fn beyond(device: usize) -> Error {
+    Error::runtime(format!("myns: CUDA device {device} is beyond the {MAX_DEVICES} devices myns supports"))
+}
+
 /// The device's primary context (the one PyTorch uses), retained once and
 /// never released.
 pub fn context(device: usize) -> Result<Arc<CudaContext>> {
     if device >= MAX_DEVICES {
-        bail!("myns: CUDA device {device} is beyond the {MAX_DEVICES} devices myns supports");
+        return Err(beyond(device));
     }
     if let Some(c) = CONTEXTS[device].get() {
         return Ok(c.clone());
     }
     // SAFETY: only probes whether libcuda can be loaded.
     if !unsafe { sys::is_culib_present() } {
-        bail!("myns: a CUDA tensor was given but no CUDA driver (libcuda.so) could be loaded on this machine");
+        return Err(Error::runtime("myns: a CUDA tensor was given but no CUDA driver (libcuda.so) could be loaded on this machine"));
     }
-    let ctx = CudaContext::new(device).map_err(|e| anyhow!("myns: CUDA context for cuda:{device} failed: {e}"))?;
+    let ctx = CudaContext::new(device).map_err(|e| driver_error(format_args!("myns: CUDA context for cuda:{device} failed"), e))?;
     Ok(CONTEXTS[device].get_or_init(|| ctx).clone())
 }
 
@@ -230,7 +240,7 @@ pub fn context(device: usize) -> Result<Arc<CudaContext>> {
 #[inline]
 fn bind(device: usize) -> Result<()> {
     match CONTEXTS[device].get() {
-        Some(ctx) => ctx.bind_to_thread().map_err(|e| anyhow!("myns: binding cuda:{device} failed: {e}")),
+        Some(ctx) => ctx.bind_to_thread().map_err(|e| driver_error(format_args!("myns: binding cuda:{device} failed"), e)),
         None => context(device).map(|_| ()),
     }
 }
@@ -248,7 +258,7 @@ pub(crate) fn launch(
     // SAFETY: the caller passes a function loaded in the current (primary)
     // context, a stream of that context, and parameters matching the kernel.
     unsafe { result::launch_kernel(f, grid, block, shared_mem, stream as sys::CUstream, params) }
-        .map_err(|e| anyhow!("CUDA launch failed: {e}"))
+        .map_err(|e| driver_error("CUDA launch failed", e))
 }
 
 /// Grid for a 1-D grid-stride loop over `n` elements; capped because the loop

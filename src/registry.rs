@@ -47,75 +47,11 @@ pub fn ops() -> &'static [&'static OpSpec] {
     crate::ops::ALL
 }
 
-/// The dtypes myns kernels support, with c10's ScalarType numbers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DType {
-    F16,
-    F32,
-    F64,
-    BF16,
-}
-
-impl DType {
-    pub fn from_raw(raw: i8) -> Option<DType> {
-        Some(match raw {
-            5 => DType::F16,
-            6 => DType::F32,
-            7 => DType::F64,
-            15 => DType::BF16,
-            _ => return None,
-        })
-    }
-    /// The c10 ScalarType number.
-    pub fn raw(self) -> i8 {
-        match self {
-            DType::F16 => 5,
-            DType::F32 => 6,
-            DType::F64 => 7,
-            DType::BF16 => 15,
-        }
-    }
-    /// Bytes per element.
-    pub fn size(self) -> usize {
-        match self {
-            DType::F16 | DType::BF16 => 2,
-            DType::F32 => 4,
-            DType::F64 => 8,
-        }
-    }
-    pub fn kind(self) -> tch::Kind {
-        match self {
-            DType::F16 => tch::Kind::Half,
-            DType::F32 => tch::Kind::Float,
-            DType::F64 => tch::Kind::Double,
-            DType::BF16 => tch::Kind::BFloat16,
-        }
-    }
-}
+pub use crate::types::DType;
 
 /// `torch.float32`-style name of a raw c10 ScalarType, for error messages.
 pub fn dtype_display(raw: i8) -> String {
-    let known = match raw {
-        0 => "torch.uint8",
-        1 => "torch.int8",
-        2 => "torch.int16",
-        3 => "torch.int32",
-        4 => "torch.int64",
-        5 => "torch.float16",
-        6 => "torch.float32",
-        7 => "torch.float64",
-        9 => "torch.complex64",
-        10 => "torch.complex128",
-        11 => "torch.bool",
-        15 => "torch.bfloat16",
-        _ => "",
-    };
-    if known.is_empty() {
-        // c10 names ("UInt16", "Float8_e4m3fn") lower-cased are torch's.
-        format!("torch.{}", crate::bridge::ffi::dtype_name(raw).to_lowercase())
-    } else {
-        known.to_string()
-    }
+    crate::types::dtype_name(raw)
 }
 
 /// A typed view of one boxed call: arguments by position, with error messages

@@ -229,7 +229,7 @@ impl RowLaunch {
     pub fn reduce(kernels: &ReduceKernels, call: &Call, x: &TensorArg, ptrs: &[usize], rows: i64, h: i64) -> Result<RowLaunch> {
         let (dtype, device, vec, units) = row_units(x, ptrs, h)?;
         let info = cuda::device_info(device)?;
-        let force = std::env::var("MYNS_ROW_KERNEL").ok().filter(|v| !v.trim().is_empty() && v.trim() != "auto");
+        let force = crate::overrides::get(crate::overrides::Knob::RowKernel);
         let plan = plan_reduce(units, rows, info.sms as i64, info.threads_per_sm as i64, force.as_deref()).map_err(|e| call.error(e))?;
         // The register builds take one row per block or warp, with no loop.
         let grid = (rows + plan.by - 1) / plan.by;

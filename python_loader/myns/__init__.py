@@ -16,7 +16,7 @@ from typing import Callable
 
 import torch
 
-__all__ = ["library_path", "op_names"]
+__all__ = ["library_path", "op_names", "set_override"]
 
 
 def library_path() -> str:
@@ -48,7 +48,21 @@ _lib.myns_op_name.argtypes = [ctypes.c_size_t]
 _lib.myns_op_doc.restype = ctypes.c_char_p
 _lib.myns_op_doc.argtypes = [ctypes.c_size_t]
 
+_lib.myns_set_override.restype = ctypes.c_int
+_lib.myns_set_override.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+_lib.myns_last_error.restype = ctypes.c_char_p
+
 __version__: str = _lib.myns_version().decode()
+
+
+def set_override(name: str, value: str | None) -> None:
+    """Forces a kernel choice for the whole process, as the environment
+    variable ``name`` (``MYNS_MATMUL_KERNEL`` or ``MYNS_ROW_KERNEL``) does
+    when the library starts; ``None``, ``""`` or ``"auto"`` restores the
+    automatic choice. For testing and tuning: the library reads the
+    environment only once."""
+    if _lib.myns_set_override(name.encode(), None if value is None else value.encode()) != 0:
+        raise ValueError(_lib.myns_last_error().decode())
 
 _PY_TYPES = {"Tensor": torch.Tensor, "float": float, "int": int, "bool": bool}
 

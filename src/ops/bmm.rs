@@ -2,7 +2,8 @@
 //! Inputs may have any strides (transposed views need no copy); the CUDA path
 //! runs the matmul kernels with the batch on the grid's z dimension.
 
-use crate::ops::matmul::{gemm, Problem};
+use crate::gemm::Problem;
+use crate::ops::matmul::gemm;
 use crate::registry::{dispatch1, BackwardCtx, Backend, Call, OpSpec, TensorArg, Value};
 use crate::cpu;
 use anyhow::Result;
@@ -85,7 +86,7 @@ fn forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
         sa: [ta[0], ta[1], ta[2]],
         sb: [tb[0], tb[1], tb[2]],
     };
-    gemm(call, &a, dtype, backend, &p)?;
+    gemm(call, &a, &b, &out, dtype, backend, &p)?;
     Ok(vec![out])
 }
 

@@ -39,6 +39,10 @@ pub struct MynsLib {
     pub myns_op_schema: unsafe extern "C" fn(i: usize) -> *const ::std::os::raw::c_char,
     pub myns_op_doc: unsafe extern "C" fn(i: usize) -> *const ::std::os::raw::c_char,
     pub myns_cuda_device_count: unsafe extern "C" fn() -> ::std::os::raw::c_int,
+    pub myns_set_override: unsafe extern "C" fn(
+        name: *const ::std::os::raw::c_char,
+        value: *const ::std::os::raw::c_char,
+    ) -> ::std::os::raw::c_int,
     pub myns_last_error: unsafe extern "C" fn() -> *const ::std::os::raw::c_char,
     pub myns_tensor_from_data: unsafe extern "C" fn(
         data: *const ::std::os::raw::c_void,
@@ -155,6 +159,7 @@ impl MynsLib {
         let myns_op_schema = __library.get(b"myns_op_schema\0").map(|sym| *sym)?;
         let myns_op_doc = __library.get(b"myns_op_doc\0").map(|sym| *sym)?;
         let myns_cuda_device_count = __library.get(b"myns_cuda_device_count\0").map(|sym| *sym)?;
+        let myns_set_override = __library.get(b"myns_set_override\0").map(|sym| *sym)?;
         let myns_last_error = __library.get(b"myns_last_error\0").map(|sym| *sym)?;
         let myns_tensor_from_data = __library.get(b"myns_tensor_from_data\0").map(|sym| *sym)?;
         let myns_tensor_to_device = __library.get(b"myns_tensor_to_device\0").map(|sym| *sym)?;
@@ -190,6 +195,7 @@ impl MynsLib {
             myns_op_schema,
             myns_op_doc,
             myns_cuda_device_count,
+            myns_set_override,
             myns_last_error,
             myns_tensor_from_data,
             myns_tensor_to_device,
@@ -236,6 +242,13 @@ impl MynsLib {
     }
     pub unsafe fn myns_cuda_device_count(&self) -> ::std::os::raw::c_int {
         (self.myns_cuda_device_count)()
+    }
+    pub unsafe fn myns_set_override(
+        &self,
+        name: *const ::std::os::raw::c_char,
+        value: *const ::std::os::raw::c_char,
+    ) -> ::std::os::raw::c_int {
+        (self.myns_set_override)(name, value)
     }
     pub unsafe fn myns_last_error(&self) -> *const ::std::os::raw::c_char {
         (self.myns_last_error)()

@@ -13,6 +13,10 @@ pub fn check() {
     let _: unsafe extern "C" fn(i: usize) -> *const ::std::os::raw::c_char = myns::capi::myns_op_schema;
     let _: unsafe extern "C" fn(i: usize) -> *const ::std::os::raw::c_char = myns::capi::myns_op_doc;
     let _: unsafe extern "C" fn() -> ::std::os::raw::c_int = myns::capi::myns_cuda_device_count;
+    let _: unsafe extern "C" fn(
+        name: *const ::std::os::raw::c_char,
+        value: *const ::std::os::raw::c_char,
+    ) -> ::std::os::raw::c_int = myns::capi::myns_set_override;
     let _: unsafe extern "C" fn() -> *const ::std::os::raw::c_char = myns::capi::myns_last_error;
     let _: unsafe extern "C" fn(
         data: *const ::std::os::raw::c_void,

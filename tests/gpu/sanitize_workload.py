@@ -58,7 +58,7 @@ for dtype in [torch.float32, torch.bfloat16]:
 # (A warp per row covers at most 64 packs at two per thread.)
 long_rows, short_rows = [(torch.bfloat16, 1000), (torch.float32, 1001)], [(torch.bfloat16, 496), (torch.float32, 63)]
 for build, sizes in [("r1", long_rows), ("r2", long_rows), ("r2:32:8", short_rows), ("general", long_rows), ("general:32:8", long_rows)]:
-    os.environ["MYNS_ROW_KERNEL"] = build
+    myns.set_override("MYNS_ROW_KERNEL", build)
     for dtype, h in sizes:
         x = torch.randn(13, h, device="cuda", dtype=dtype)
         w = torch.randn(h, device="cuda", dtype=dtype)
@@ -70,7 +70,7 @@ for build, sizes in [("r1", long_rows), ("r2", long_rows), ("r2:32:8", short_row
         myns.fused_add_rms_norm(xc, rc, w.cpu(), 1e-6)
         assert matches(got + [x, r], want + [xc, rc], dtype), f"row build {build} {dtype}"
         checked += 4
-os.environ.pop("MYNS_ROW_KERNEL")
+myns.set_override("MYNS_ROW_KERNEL", None)
 old_tf32 = torch.backends.cuda.matmul.allow_tf32
 for dtype, tf32 in [(torch.bfloat16, False), (torch.float32, True)]:
     torch.backends.cuda.matmul.allow_tf32 = tf32

@@ -27,6 +27,24 @@ def dtype(request):
     return request.param
 
 
+@pytest.fixture
+def kernel_override():
+    """`kernel_override("MYNS_ROW_KERNEL", "r1")` forces a kernel choice for
+    one test (the library reads the environment once); restored afterwards
+    to what the environment says."""
+    import os
+
+    names = set()
+
+    def force(name, value):
+        myns.set_override(name, value)
+        names.add(name)
+
+    yield force
+    for name in names:
+        myns.set_override(name, os.environ.get(name))
+
+
 requires_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 
 

@@ -111,10 +111,10 @@ BUILDS = ["r1", "r2", "r2:32:8", "r1:1024", "general", "general:32:8", "general:
 
 @pytest.mark.parametrize("build", BUILDS)
 @pytest.mark.parametrize("shape", [(37, 64), (9, 200), (1000, 8), (3, 2048), (2, 4096), (2, 3, 16000), (300, 1000), (5, 1001)], ids=str)
-def test_forward_builds(build, shape, dtype, device, monkeypatch):
+def test_forward_builds(build, shape, dtype, device, kernel_override):
     if device != "cuda":
         pytest.skip("CUDA builds")
-    monkeypatch.setenv("MYNS_ROW_KERNEL", build)
+    kernel_override("MYNS_ROW_KERNEL", build)
     x, w, r = rand(shape, dtype, device, 2.0), rand(shape[-1:], dtype, device), rand(shape, dtype, device)
     ops = {
         "rms_norm": lambda: check(myns.rms_norm(x, w, 1e-6), ref_rms_norm(x, w, 1e-6), dtype),
@@ -142,8 +142,8 @@ def test_forward_builds(build, shape, dtype, device, monkeypatch):
 
 
 @pytest.mark.parametrize("build", ["auto", "general"])
-def test_softmax_extremes(build, device, monkeypatch):
-    monkeypatch.setenv("MYNS_ROW_KERNEL", build)
+def test_softmax_extremes(build, device, kernel_override):
+    kernel_override("MYNS_ROW_KERNEL", build)
     inf = float("inf")
     x = torch.tensor([[0.0, -inf, 1.0], [1e4, -1e4, 1e4], [-inf, -inf, -inf], [-3e38, 3e38, 0.0]], device=device)
     out = myns.softmax(x, -1)

@@ -136,7 +136,7 @@ def run_isolated(fn_name, kind, variant, timeout=120):
 
 
 @pytest.fixture
-def kind_env(request, monkeypatch):
+def kind_env(request, kernel_override):
     """Sets TF32 and the forced variant; restores both."""
     kind, variant = request.param
     if NO_WG:
@@ -145,7 +145,7 @@ def kind_env(request, monkeypatch):
         variant = "nowg" if variant == "auto" else variant
     old = torch.backends.cuda.matmul.allow_tf32
     torch.backends.cuda.matmul.allow_tf32 = kind == "tf32"
-    monkeypatch.setenv("MYNS_MATMUL_KERNEL", variant)
+    kernel_override("MYNS_MATMUL_KERNEL", variant)
     yield kind, variant
     torch.backends.cuda.matmul.allow_tf32 = old
 
@@ -210,9 +210,9 @@ def test_bmm_variants(kind_env):
 
 
 @pytest.mark.parametrize("kind", ["bf16", "f16", "tf32", "f32"])
-def test_large_and_llm_shapes(kind, monkeypatch):
+def test_large_and_llm_shapes(kind, kernel_override):
     """The automatic choice on shapes the benchmark times (tile edges included)."""
-    monkeypatch.setenv("MYNS_MATMUL_KERNEL", "nowg" if NO_WG else "auto")
+    kernel_override("MYNS_MATMUL_KERNEL", "nowg" if NO_WG else "auto")
     old = torch.backends.cuda.matmul.allow_tf32
     torch.backends.cuda.matmul.allow_tf32 = kind == "tf32"
     try:
@@ -230,9 +230,9 @@ def test_large_and_llm_shapes(kind, monkeypatch):
         torch.backends.cuda.matmul.allow_tf32 = old
 
 
-def test_tf32_setting_is_read_at_call_time(monkeypatch):
+def test_tf32_setting_is_read_at_call_time(kernel_override):
     """allow_tf32 on: TF32 rounding shows; off: full float32 precision."""
-    monkeypatch.setenv("MYNS_MATMUL_KERNEL", "auto")
+    kernel_override("MYNS_MATMUL_KERNEL", "auto")
     a = torch.randn(256, 512, device="cuda")
     b = torch.randn(512, 256, device="cuda")
     ref = a.double() @ b.double()
@@ -268,9 +268,9 @@ def test_mixed_tf32_apis_raise_instead_of_aborting():
         m.allow_tf32 = False
 
 
-def test_split_k_in_cuda_graph(monkeypatch):
+def test_split_k_in_cuda_graph(kernel_override):
     """The split-K workspace comes from PyTorch's allocator, so capture works."""
-    monkeypatch.setenv("MYNS_MATMUL_KERNEL", "16/4")
+    kernel_override("MYNS_MATMUL_KERNEL", "16/4")
     a = torch.randn(8, 1024, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(1024, 384, device="cuda", dtype=torch.bfloat16)
     s = torch.cuda.Stream()
@@ -296,7 +296,7 @@ def sanitize_sweep(only_wg=False):
         for v in variants:
             if NO_WG and v in ISOLATED or only_wg and v not in ISOLATED:
                 continue
-            os.environ["MYNS_MATMUL_KERNEL"] = "nowg" if NO_WG and v == "auto" else v
+            myns.set_override("MYNS_MATMUL_KERNEL", "nowg" if NO_WG and v == "auto" else v)
             for m, k, n in [(7, 13, 5), (129, 72, 257), (16, 1000, 300)]:
                 for lay in LAYOUTS:
                     a = make(m, k, DT[kind], lay[0] == "t", True)

@@ -12,8 +12,7 @@
 use super::{cdiv, reduce_splits, set_splits, Force, GemmParams};
 use crate::cuda::{self, DeviceInfo, Kernel};
 use crate::kernels;
-use crate::registry::{DType, TensorArg};
-use anyhow::{anyhow, Result};
+use crate::types::{DType, Error, Result};
 use cudarc::driver::sys;
 use std::ffi::c_void;
 use tch::Tensor;
@@ -176,10 +175,10 @@ struct Tf32Copy {
 /// A K-major copy `[batch, rows, ld]` (`ld`: K rounded up to 4, so rows are
 /// 16-byte aligned) of the float32 operand at `ptr` with strides (batch, row,
 /// k), each element rounded to TF32 (to nearest), queued on `stream`.
-fn tf32_copy(ptr: u64, [batch, rows, k]: [i64; 3], [sb, sr, sk]: [i64; 3], like: &TensorArg, device: usize, stream: usize) -> Result<Tensor> {
+fn tf32_copy(ptr: u64, [batch, rows, k]: [i64; 3], [sb, sr, sk]: [i64; 3], device: usize, stream: usize) -> Result<Tensor> {
     let ld = cdiv(k, 4) * 4;
-    let out = Tensor::f_empty([batch, rows, ld], (tch::Kind::Float, like.tch_device()?))
-        .map_err(|e| like.error(format_args!("TF32 operand copy allocation failed: {e}")))?;
+    let out = Tensor::f_empty([batch, rows, ld], (tch::Kind::Float, tch::Device::Cuda(device)))
+        .map_err(|e| Error::from(e).context("TF32 operand copy allocation failed"))?;
     let dst = out.data_ptr() as u64;
     if sk == 1 && k == ld && sr == ld && (batch == 1 || sb == rows * ld) && ptr.is_multiple_of(16) {
         // Already the destination's layout: a flat pass over 16-byte packs.
@@ -245,15 +244,15 @@ fn plan_reg(p: &GemmParams, force: &Force, info: &DeviceInfo) -> Option<Plan> {
 ///   and N are both at least 512.
 ///
 /// Returns whether it ran.
-pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device: usize, stream: usize, like: &TensorArg) -> Result<bool> {
+pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device: usize, stream: usize) -> Result<bool> {
     let ld = cdiv(q.k, 4) * 4;
     // c^T = b^T a^T: A' = b^T (M-contiguous), B' = the K-major copy of a.
     let mut t = q.transposed();
     (t.sbn, t.sbk, t.sbb) = (ld, 1, q.m * ld);
     if let Some(plan) = plan_reg(&t, force, info) {
-        let a = tf32_copy(q.a, [q.batch, q.m, q.k], [q.sab, q.sam, q.sak], like, device, stream)?;
+        let a = tf32_copy(q.a, [q.batch, q.m, q.k], [q.sab, q.sam, q.sak], device, stream)?;
         t.b = a.data_ptr() as u64;
-        launch(&t, DType::F32, plan, device, stream, true, like)?;
+        launch(&t, DType::F32, plan, device, stream, true)?;
         return Ok(true);
     }
     if matches!(force, Force::Auto { .. }) && (q.m < 512 || q.n < 512) {
@@ -263,12 +262,12 @@ pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device:
     (p.sab, p.sam, p.sak) = (q.m * ld, ld, 1);
     (p.sbb, p.sbn, p.sbk) = (q.n * ld, ld, 1);
     let Some(plan) = plan(&p, DType::F32, true, true, force, info) else { return Ok(false) };
-    let a = tf32_copy(q.a, [q.batch, q.m, q.k], [q.sab, q.sam, q.sak], like, device, stream)?;
-    let b = tf32_copy(q.b, [q.batch, q.n, q.k], [q.sbb, q.sbn, q.sbk], like, device, stream)?;
+    let a = tf32_copy(q.a, [q.batch, q.m, q.k], [q.sab, q.sam, q.sak], device, stream)?;
+    let b = tf32_copy(q.b, [q.batch, q.n, q.k], [q.sbb, q.sbn, q.sbk], device, stream)?;
     (p.a, p.b) = (a.data_ptr() as u64, b.data_ptr() as u64);
     // The copies are freed after the launch: the caching allocator reuses
     // their memory only for work queued after this kernel on the stream.
-    launch(&p, DType::F32, plan, device, stream, true, like)?;
+    launch(&p, DType::F32, plan, device, stream, true)?;
     Ok(true)
 }
 
@@ -300,13 +299,13 @@ fn tensor_map(dtype: DType, ptr: u64, dims: [u64; 3], strides: [u64; 2], boxes: 
         )
     }
     .result()
-    .map_err(|e| anyhow!("encoding a TMA tensor map failed: {e} (dims {dims:?}, strides {strides:?})"))?;
+    .map_err(|e| Error::runtime(format!("encoding a TMA tensor map failed: {e} (dims {dims:?}, strides {strides:?})")))?;
     Ok(map)
 }
 
-pub(super) fn launch(q: &GemmParams, dtype: DType, plan: Plan, device: usize, stream: usize, b_k: bool, like: &TensorArg) -> Result<()> {
+pub(super) fn launch(q: &GemmParams, dtype: DType, plan: Plan, device: usize, stream: usize, b_k: bool) -> Result<()> {
     let mut q = *q;
-    let _ws = set_splits(&mut q, plan.splits, bk(dtype), like)?;
+    let _ws = set_splits(&mut q, plan.splits, bk(dtype), device)?;
     q.ws_nm = plan.a_reg as i64;
     let q = &q;
     let (m, n, k, batch) = (q.m as u64, q.n as u64, q.k as u64, q.batch as u64);
@@ -325,14 +324,14 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: Plan, device: usize, st
         // 64 N-elements (128 bytes) per box row: 16-bit types only.
         tensor_map(dtype, q.b, [n, k, batch], [q.sbk as u64 * es, bstride(q.sbb, k * q.sbk as u64)], [64, bk, 1])?
     };
-    let Some(width) = BNS.iter().position(|&x| x == bn) else { anyhow::bail!("no Hopper kernel with tile width {bn}") };
+    let Some(width) = BNS.iter().position(|&x| x == bn) else { return Err(Error::runtime(format!("no Hopper kernel with tile width {bn}"))) };
     let kernels = &WG[width];
     let f = match dtype {
         DType::F32 if plan.a_reg && b_k => &WGR_TF32[width],
         DType::BF16 => &kernels.bf16[!b_k as usize],
         DType::F16 => &kernels.f16[!b_k as usize],
         DType::F32 if b_k => &kernels.tf32,
-        _ => anyhow::bail!("the Hopper kernel has no {dtype:?} variant with this layout"),
+        _ => return Err(Error::runtime(format!("the Hopper kernel has no {dtype:?} variant with this layout"))),
     };
     let smem = wg_smem(bn);
     let f = f.function_smem(device, smem)?;
