@@ -13,6 +13,13 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The GEMM kernels' parameter tables (also compiled into the crate as
+/// `gemm::tiles`): build_kernels writes the header and Rust handles from them.
+#[allow(dead_code)]
+mod gemm_tiles {
+    include!("src/gemm/tiles.rs");
+}
+
 /// GPU code shipped in every fatbin: SASS for the architectures we target and
 /// PTX for compute_90 so newer GPUs can JIT. PTX ISA from nvcc 13.0 is 9.0,
 /// which the CUDA 13.0 (580) driver accepts.
@@ -80,6 +87,9 @@ fn build_kernels(root: &Path, out: &Path) {
         .collect();
     sources.sort();
     let nvcc = nvcc_path(root).unwrap_or_else(|e| panic!("{e}"));
+    println!("cargo:rerun-if-changed=src/gemm/tiles.rs");
+    std::fs::write(out.join("gemm_tiles.h"), gemm_tiles::header()).unwrap();
+    std::fs::write(out.join("gemm_kernels.rs"), gemm_tiles::rust_kernels()).unwrap();
 
     // Compile the files in parallel (nvcc is single-threaded per target).
     let jobs = std::thread::available_parallelism().map_or(2, |n| n.get()).max(1);
@@ -104,6 +114,8 @@ fn build_kernels(root: &Path, out: &Path) {
                     .args(&gencode)
                     .arg("-I")
                     .arg(&dir)
+                    .arg("-I")
+                    .arg(out)
                     .arg("-o")
                     .arg(&fatbin)
                     .arg(src)

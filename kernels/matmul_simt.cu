@@ -7,6 +7,7 @@
 //
 //   mm_simt_f32_<cfg>_<la><lb>   la/lb as in matmul_tc.cu (k: K-contiguous; m/n: MN-contiguous)
 #include "matmul_common.cuh"
+#include "gemm_tiles.h"
 
 namespace myns {
 
@@ -198,7 +199,6 @@ using myns::GemmParams;
   MYNS_SIMT_ONE(mm_simt_f32_##cfg##_mk, BM, BN, BK, TY, TX, MINB, false, true)   \
   MYNS_SIMT_ONE(mm_simt_f32_##cfg##_mn, BM, BN, BK, TY, TX, MINB, false, false)
 
-// Keep in sync with SIMT_TILES in src/ops/matmul.rs (shared memory size).
-MYNS_SIMT(128, 128, 128, 8, 16, 16, 1)
-MYNS_SIMT(64, 64, 64, 16, 8, 8, 6)
-MYNS_SIMT(16, 16, 128, 32, 4, 32, 3)
+// The tiles: src/gemm/tiles.rs (SIMT), through the generated header (WM x WN threads).
+#define MYNS_SIMT_TILE(cfg, BM, BN, BK, TY, TX, ST, MINB) MYNS_SIMT(cfg, BM, BN, BK, TY, TX, MINB)
+MYNS_SIMT_TILES(MYNS_SIMT_TILE)

@@ -8,42 +8,49 @@
 // Built for sm_90a alone (the marker on the first line; see build.rs) and
 // loaded only on compute capability 9.0.
 //
-// Block tile 128 x BN x (128 bytes of K), BN 256, 128 or 64; three warpgroups: warpgroup 0 is
-// the producer (one thread issues the TMA copies), warpgroups 1 and 2 each
-// compute 64 rows of the tile. Persistent: one block per SM walks the tiles.
-// A must be K-contiguous (row-major); B either K-contiguous (`_k`: b^T
-// row-major, wgmma's default K-major B) or, for 16-bit types, N-contiguous
-// (`_n`: b row-major, read transposed by wgmma). Edges: TMA fills
-// out-of-range rows and columns with zeros, the epilogue stores only in-range
-// elements.
+// Block tile 128 x BN x (128 bytes of K), BN 256, 128 or 64 (src/gemm/tiles.rs,
+// through gemm_tiles.h); three warpgroups: warpgroup 0 is the producer (one
+// thread issues the TMA copies), warpgroups 1 and 2 the consumers. Two
+// schedules: cooperative (`mm_wg*`: the consumers share each tile, 64 rows
+// each) and ping-pong (`mm_wgp*`: each consumer computes whole tiles, the
+// two taking turns at the tensor cores, so that one's epilogue overlaps the
+// other's main loop). Persistent: one block per SM walks the tiles.
+// A and B (16-bit types) are each K-contiguous or MN-contiguous (`_<a><b>`,
+// a in {k, m}, b in {k, n}); wgmma reads MN-major tiles transposed. Edges:
+// TMA fills out-of-range rows and columns with zeros, the epilogue stores
+// only in-range elements.
 //
-// TF32 also comes with an M-contiguous A (`mm_wgr<BN>_tf32`): wgmma reads
-// TF32 from shared memory K-major only, so the consumers load that A into
-// registers themselves (rounding it to nearest on the way) and use wgmma's
-// register-A form. The Rust side runs it on c^T = b^T a^T, so that a
-// row-major b needs no transposed copy.
+// TF32 reads K-major operands only (`mm_wg<BN>_tf32_kk`), and also comes
+// with an M-contiguous A (`mm_wgr<BN>_tf32`): wgmma reads TF32 from shared
+// memory K-major only, so the consumers load that A into registers
+// themselves (rounding it to nearest on the way) and use wgmma's register-A
+// form. The Rust side runs it on c^T = b^T a^T, so that a row-major b needs
+// no transposed copy.
 //
-//   mm_wg<BN>_<dtype>_<lb>(tmA, tmB, GemmParams)  (tensor maps built in src/ops/matmul/sm90.rs)
+//   mm_wg<BN>_<dtype>_<a><b>(tmA, tmB, GemmParams)   (tensor maps built in src/gemm/sm90.rs)
+//   mm_wgp<BN>_<dtype>_<a><b>(tmA, tmB, GemmParams)
 //   mm_wgr<BN>_tf32(tmA, tmB, GemmParams)
 #include <cuda.h>
 
 #include "matmul_common.cuh"
+#include "gemm_tiles.h"
 
 namespace myns {
 namespace sm90 {
 
 // A k-tile is 128 bytes of K per row (64 half or 32 float elements): one
-// 128-byte swizzle atom wide, 4 wgmma k-steps of 32 bytes. The block tile is
-// BM x BN, BN in {64, 128, 256} (narrower tiles give small problems more
-// blocks); narrower tiles take more stages in about the same shared memory.
-constexpr int BM = 128, BK_BYTES = 128, CONSUMERS = 2;
-constexpr int THREADS = 128 * (CONSUMERS + 1);
-template <int BN> struct Tile {
-  static constexpr int STAGES = BN == 256 ? 4 : BN == 128 ? 6 : 8;
+// 128-byte swizzle atom wide, 4 wgmma k-steps of 32 bytes. Narrower tiles
+// take more stages in about the same shared memory.
+constexpr int BM = MYNS_WG_BM, BK_BYTES = MYNS_WG_BK_BYTES, CONSUMERS = 2;
+constexpr int THREADS = MYNS_WG_THREADS;
+static_assert(THREADS == 128 * (CONSUMERS + 1), "one producer and two consumer warpgroups");
+template <int BN, bool PP> struct Tile {
+  static constexpr int STAGES = PP ? MYNS_WGP_STAGES(BN) : MYNS_WG_STAGES(BN);
+  static_assert(STAGES > 0, "no such tile in src/gemm/tiles.rs");
   static constexpr int A_BYTES = BM * BK_BYTES, B_BYTES = BN * BK_BYTES, STAGE_BYTES = A_BYTES + B_BYTES;
-  // Keep in sync with wg_smem in src/ops/matmul/sm90.rs: the stages, 1024
-  // bytes to align them (128-byte swizzle), the barriers.
-  static constexpr int SMEM = STAGES * STAGE_BYTES + 1024 + 2 * STAGES * 8;
+  // As WgTile::smem in src/gemm/tiles.rs: the stages, 1024 bytes to align
+  // them (128-byte swizzle), full/empty barriers per stage, two turn barriers.
+  static constexpr int SMEM = STAGES * STAGE_BYTES + 1024 + (2 * STAGES + 2) * 8;
 };
 
 __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
@@ -102,37 +109,37 @@ __device__ __forceinline__ uint64_t make_desc(uint32_t addr, uint32_t lbo, uint3
 #define MYNS_R32 "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
 #define MYNS_R64 MYNS_R32 ",%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
 #define MYNS_R128 MYNS_R64 ",%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127"
-// N, accumulators, their register list, then the A and B descriptor, scale-d
-// and (half types) transpose-B operand numbers, then the accumulator operands.
-#define MYNS_N64 64, 32, MYNS_R32, "%32", "%33", "%34", ", 0, %35", MYNS_D32(0)
-#define MYNS_N128 128, 64, MYNS_R64, "%64", "%65", "%66", ", 0, %67", MYNS_D32(0), MYNS_D32(32)
-#define MYNS_N256 256, 128, MYNS_R128, "%128", "%129", "%130", ", 0, %131", MYNS_D32(0), MYNS_D32(32), MYNS_D32(64), MYNS_D32(96)
-#define MYNS_KEEP(x) x
-#define MYNS_DROP(x)
+// N, accumulators, their register list, then the A and B descriptor,
+// scale-d and transpose-A/B operand numbers, then the accumulator operands.
+#define MYNS_N64 64, 32, MYNS_R32, "%32", "%33", "%34", "%35", "%36", MYNS_D32(0)
+#define MYNS_N128 128, 64, MYNS_R64, "%64", "%65", "%66", "%67", "%68", MYNS_D32(0), MYNS_D32(32)
+#define MYNS_N256 256, 128, MYNS_R128, "%128", "%129", "%130", "%131", "%132", MYNS_D32(0), MYNS_D32(32), MYNS_D32(64), MYNS_D32(96)
+#define MYNS_TRANS(TA, TB) ", " TA ", " TB
+#define MYNS_NOTRANS(TA, TB)
 #define MYNS_WGMMA(T, KSTEP, TYPES, TRANS_ARGS, ...) MYNS_WGMMA_(T, KSTEP, TYPES, TRANS_ARGS, __VA_ARGS__)
-#define MYNS_WGMMA_(T, KSTEP, TYPES, TRANS_ARGS, N, NACC, REGS, DA, DB, SC, TRANS, ...)                          \
-  template <> struct Wgmma<T, N> {                                                                             \
-    template <int TRANS_B>                                                                                     \
-    static __device__ __forceinline__ void run(float (&d)[NACC], uint64_t da, uint64_t db) {                   \
-      static_assert(TRANS_B == 0 || sizeof(T) == 2, "tf32 wgmma reads K-major B only");                      \
+#define MYNS_WGMMA_(T, KSTEP, TYPES, TRANS_ARGS, N, NACC, REGS, DA, DB, SC, TA, TB, ...)                    \
+  template <> struct Wgmma<T, N> {                                                                         \
+    template <int TRANS_A, int TRANS_B>                                                                    \
+    static __device__ __forceinline__ void run(float (&d)[NACC], uint64_t da, uint64_t db) {               \
+      static_assert((TRANS_A == 0 && TRANS_B == 0) || sizeof(T) == 2, "tf32 wgmma reads K-major only");  \
       asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " SC ", 0;\nwgmma.mma_async.sync.aligned.m64n" #N KSTEP \
-                   ".f32." TYPES " {" REGS "}, " DA ", " DB ", p, 1, 1" TRANS_ARGS(TRANS) ";\n}\n"          \
-                   : __VA_ARGS__                                                                               \
-                   : "l"(da), "l"(db), "r"(1), "n"(TRANS_B));                                                  \
-    }                                                                                                         \
+                   ".f32." TYPES " {" REGS "}, " DA ", " DB ", p, 1, 1" TRANS_ARGS(TA, TB) ";\n}\n"       \
+                   : __VA_ARGS__                                                                           \
+                   : "l"(da), "l"(db), "r"(1), "n"(TRANS_A), "n"(TRANS_B));                                \
+    }                                                                                                     \
   };
 template <typename T, int N> struct Wgmma;
-MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_KEEP, MYNS_N64)
-MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_KEEP, MYNS_N128)
-MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_KEEP, MYNS_N256)
-MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_KEEP, MYNS_N64)
-MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_KEEP, MYNS_N128)
-MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_KEEP, MYNS_N256)
+MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_TRANS, MYNS_N64)
+MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_TRANS, MYNS_N128)
+MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_TRANS, MYNS_N256)
+MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_TRANS, MYNS_N64)
+MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_TRANS, MYNS_N128)
+MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_TRANS, MYNS_N256)
 // TF32: float32 operands in shared memory, of which the tensor cores read the
 // top 19 bits (so callers round them first), both K-major.
-MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_DROP, MYNS_N64)
-MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_DROP, MYNS_N128)
-MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_DROP, MYNS_N256)
+MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_NOTRANS, MYNS_N64)
+MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_NOTRANS, MYNS_N128)
+MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_NOTRANS, MYNS_N256)
 
 // wgmma m64nNk8 tf32 with A from registers (4 per thread, the layout of
 // mma.m16n8k8's A per warp, warp w holding rows 16w..16w+15) and B from
@@ -158,14 +165,6 @@ MYNS_WGMMA_RS(MYNS_RS256)
 
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int W, int NACC>
-__device__ __forceinline__ void wgmma_wait(float (&d)[NACC]) {
-  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(W) : "memory");
-  // The accumulators are only final now: keep the compiler from using them earlier.
-#pragma unroll
-  for (int i = 0; i < NACC; ++i) asm volatile("" : "+f"(d[i])::"memory");
-}
-
 // Keeps the compiler from reusing the registers of A fragments that an
 // in-flight wgmma still reads.
 __device__ __forceinline__ void keep_regs(uint32_t (&a)[BK_BYTES / 32][4]) {
@@ -175,18 +174,38 @@ __device__ __forceinline__ void keep_regs(uint32_t (&a)[BK_BYTES / 32][4]) {
     for (int j = 0; j < 4; ++j) asm volatile("" : "+r"(a[i][j])::"memory");
 }
 
-// A_REG (tf32 only): A is M-contiguous and goes through registers (see the
-// top of this file); the split-K partials are then stored [N][M].
-template <typename T, bool B_K, int BN, bool A_REG = false>
+// The accumulators of every m64 half are final only after the wait: keep
+// the compiler from using them earlier.
+template <int W, int MH, int NACC>
+__device__ __forceinline__ void wgmma_wait_all(float (&d)[MH][NACC]) {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(W) : "memory");
+#pragma unroll
+  for (int h = 0; h < MH; ++h)
+#pragma unroll
+    for (int i = 0; i < NACC; ++i) asm volatile("" : "+f"(d[h][i])::"memory");
+}
+
+// A_K / B_K: the operand is K-contiguous (else MN-contiguous; 16-bit types).
+// PP: ping-pong schedule (see the top of this file). A_REG (tf32 only,
+// cooperative): A is M-contiguous and goes through registers; the split-K
+// partials are then stored [N][M].
+template <typename T, bool A_K, bool B_K, int BN, bool PP, bool A_REG = false>
 __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMap* tmB, const GemmParams& p) {
-  using L = Tile<BN>;
+  using L = Tile<BN, PP>;
   constexpr int STAGES = L::STAGES, A_BYTES = L::A_BYTES, STAGE_BYTES = L::STAGE_BYTES, NACC = BN / 2;
+  constexpr int BK = BK_BYTES / sizeof(T);
+  // m64 halves of the tile one consumer computes: both in ping-pong.
+  constexpr int MH = PP ? 2 : 1;
+  static_assert(!(PP && A_REG), "the register-A kernel is cooperative");
+  static_assert((A_K && B_K) || sizeof(T) == 2 || A_REG, "tf32 tiles are K-major");
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const uint32_t raw = smem_addr(smem_raw);
   const uint32_t base = (raw + 1023u) & ~1023u;
   const uint32_t bars = base + STAGES * STAGE_BYTES;
   auto full = [&](int s) { return bars + 8u * s; };
   auto empty = [&](int s) { return bars + 8u * (STAGES + s); };
+  // Ping-pong: consumer c may start a main loop once turn(c) completes.
+  auto turn = [&](int c) { return bars + 8u * (2 * STAGES + c); };
   auto a_stage = [&](int s) { return base + (uint32_t)s * STAGE_BYTES; };
   auto b_stage = [&](int s) { return base + (uint32_t)s * STAGE_BYTES + A_BYTES; };
 
@@ -194,7 +213,6 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   const int64_t M = p.M, N = p.N, K = p.K;
   const int64_t tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
   const int64_t per_batch = tiles_m * tiles_n, tiles = per_batch * p.batch * p.splits;
-  constexpr int BK = BK_BYTES / sizeof(T);
   // Persistent: block b takes work items b, b + gridDim.x, ... (batch- and
   // split-major, then tile_of's L2-friendly order). The producer runs ahead
   // into the next item while the consumers store the last one. Item w covers
@@ -220,14 +238,16 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(full(s), 1);
-      mbar_init(empty(s), CONSUMERS * 4);  // one arrival per consumer warp
+      mbar_init(empty(s), (PP ? 1 : CONSUMERS) * 4);  // one arrival per consuming warp
     }
+    mbar_init(turn(0), 4);
+    mbar_init(turn(1), 4);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
 
   if (wg == 0) {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 64;\n");
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (tid == 0) {
       int it = 0;
       for (int64_t w = blockIdx.x; w < tiles; w += gridDim.x) {
@@ -237,23 +257,27 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           if (round > 0) mbar_wait(empty(s), (round - 1) & 1);
           mbar_expect_tx(full(s), STAGE_BYTES);
           if constexpr (A_REG) {
-            // M-contiguous A: boxes of 32 rows (128 bytes) by BK k-lines.
+            // M-contiguous tf32 A: boxes of 32 rows (128 bytes) by BK k-lines.
 #pragma unroll
             for (int j = 0; j < BM / 32; ++j) tma_load(a_stage(s) + j * BK * 128, tmA, full(s), t.m0 + 32 * j, k, t.bz);
-          } else {
+          } else if constexpr (A_K) {
             tma_load(a_stage(s), tmA, full(s), k, t.m0, t.bz);
+          } else {
+            // M-contiguous: boxes of 64 rows (128 bytes) by BK k-lines.
+#pragma unroll
+            for (int j = 0; j < BM / 64; ++j) tma_load(a_stage(s) + j * BK * 128, tmA, full(s), t.m0 + j * 64, k, t.bz);
           }
           if constexpr (B_K) {
             tma_load(b_stage(s), tmB, full(s), k, t.n0, t.bz);
           } else {
 #pragma unroll
-            for (int j = 0; j < BN / 64; ++j) tma_load(b_stage(s) + j * 64 * BK_BYTES, tmB, full(s), t.n0 + j * 64, k, t.bz);
+            for (int j = 0; j < BN / 64; ++j) tma_load(b_stage(s) + j * BK * 128, tmB, full(s), t.n0 + j * 64, k, t.bz);
           }
         }
       }
     }
   } else {
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 216;\n");
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
     const int cw = wg - 1, warp = (tid / 32) % 4, lane = tid % 32;
     const int g = lane / 4, t4 = lane % 4;
     // A_REG: fragment rows g and g + 8 of this warp are tile rows pr and
@@ -280,13 +304,24 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       for (int kk = 0; kk < BK_BYTES / 32; ++kk) WgmmaRS<BN>::run(d, af[kk], make_desc(b_stage(s) + kk * 32, 16, 1024));
     };
     uint32_t af[2][BK_BYTES / 32][4];  // A_REG: double-buffered (one group stays in flight)
-    int it = 0;
-    for (int64_t w = blockIdx.x; w < tiles; w += gridDim.x) {
+    int it = 0, mine = 0;
+    int64_t j = 0;
+    for (int64_t w = blockIdx.x; w < tiles; w += gridDim.x, ++j) {
       const Item t = item(w);
+      if (PP && (j & 1) != cw) {
+        it += t.kt;  // the other consumer's tile: skip its stages
+        continue;
+      }
+      // Ping-pong: wait for the other consumer to finish its main loop, so
+      // the two take the tensor cores in turn and every stage this one
+      // waits for is at most one round ahead of its barrier's phase.
+      if (PP && (cw == 1 || mine > 0)) mbar_wait(turn(cw), (cw == 1 ? mine : mine - 1) & 1);
       const int m0 = t.m0, n0 = t.n0;
-      float d[NACC];
+      float d[MH][NACC];
 #pragma unroll
-      for (int i = 0; i < NACC; ++i) d[i] = 0.f;
+      for (int h = 0; h < MH; ++h)
+#pragma unroll
+        for (int i = 0; i < NACC; ++i) d[h][i] = 0.f;
       int prev = -1;
       for (int kt = 0; kt < t.kt; ++kt, ++it) {
         const int s = it % STAGES, round = it / STAGES;
@@ -294,28 +329,31 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
         if constexpr (A_REG) {
           // Constant indices keep af in registers (af[kt & 1] would not).
           if (kt & 1) {
-            mma_rs(d, af[1], s);
+            mma_rs(d[0], af[1], s);
           } else {
-            mma_rs(d, af[0], s);
+            mma_rs(d[0], af[0], s);
           }
         } else {
           wgmma_fence();
 #pragma unroll
           for (int kk = 0; kk < BK_BYTES / 32; ++kk) {
-            // This warpgroup's 64 rows start 64 * 128 bytes into the A tile; one
-            // wgmma k-step (k16, or k8 for tf32) is 32 bytes along a K-major
-            // row, 16 rows of an MN-major (16-bit) tile.
-            const uint64_t da = make_desc(a_stage(s) + cw * 64 * 128 + kk * 32, 16, 1024);
-            if constexpr (B_K) {
-              Wgmma<T, BN>::template run<0>(d, da, make_desc(b_stage(s) + kk * 32, 16, 1024));
-            } else {
-              Wgmma<T, BN>::template run<1>(d, da, make_desc(b_stage(s) + kk * 16 * 128, 64 * BK_BYTES, 1024));
+            // One wgmma k-step (k16, or k8 for tf32) is 32 bytes along a
+            // K-major row, 16 lines of an MN-major (16-bit) tile; an MN-major
+            // tile is stored as 64-wide blocks of BK lines.
+            const uint64_t db = B_K ? make_desc(b_stage(s) + kk * 32, 16, 1024)
+                                    : make_desc(b_stage(s) + kk * 16 * 128, BK * 128, 1024);
+#pragma unroll
+            for (int h = 0; h < MH; ++h) {
+              const int rows = PP ? h * 64 : cw * 64;  // this m64 half's first row in the tile
+              const uint64_t da = A_K ? make_desc(a_stage(s) + rows * 128 + kk * 32, 16, 1024)
+                                      : make_desc(a_stage(s) + (rows / 64) * BK * 128 + kk * 16 * 128, BK * 128, 1024);
+              Wgmma<T, BN>::template run<!A_K, !B_K>(d[h], da, db);
             }
           }
         }
         wgmma_commit();
         // Keep one group in flight; the one before it is done with its stage.
-        wgmma_wait<1>(d);
+        wgmma_wait_all<1>(d);
         if constexpr (A_REG) {
           keep_regs(af[0]);
           keep_regs(af[1]);
@@ -323,12 +361,16 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
         if (prev >= 0 && lane == 0) mbar_arrive(empty(prev));
         prev = s;
       }
-      wgmma_wait<0>(d);
+      wgmma_wait_all<0>(d);
       if constexpr (A_REG) {
         keep_regs(af[0]);
         keep_regs(af[1]);
       }
       if (prev >= 0 && lane == 0) mbar_arrive(empty(prev));
+      if (PP) {
+        if (lane == 0) mbar_arrive(turn(cw ^ 1));
+        ++mine;
+      }
 
       // Accumulator layout (per warp: 16 rows): d[4j + {0,1}] row g, cols 8j + 2t + {0,1};
       // d[4j + {2,3}] row g + 8 (A_REG: rows pr and pr + 1).
@@ -344,52 +386,55 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
         for (int j = 0; j < BN / 8; ++j) {
           const int64_t n = n0 + 8 * j + 2 * t4;
           if (split) {
-            store2<float>(wp, n, r, d[4 * j], d[4 * j + 2], N, M, M, 1, paired);
-            store2<float>(wp, n + 1, r, d[4 * j + 1], d[4 * j + 3], N, M, M, 1, paired);
+            store2<float>(wp, n, r, d[0][4 * j], d[0][4 * j + 2], N, M, M, 1, paired);
+            store2<float>(wp, n + 1, r, d[0][4 * j + 1], d[0][4 * j + 3], N, M, M, 1, paired);
           } else {
-            store2<T>(c, n, r, d[4 * j], d[4 * j + 2], N, M, p.scn, p.scm, paired);
-            store2<T>(c, n + 1, r, d[4 * j + 1], d[4 * j + 3], N, M, p.scn, p.scm, paired);
+            store2<T>(c, n, r, d[0][4 * j], d[0][4 * j + 2], N, M, p.scn, p.scm, paired);
+            store2<T>(c, n + 1, r, d[0][4 * j + 1], d[0][4 * j + 3], N, M, p.scn, p.scm, paired);
           }
         }
         continue;
       }
-      const int64_t r = m0 + cw * 64 + warp * 16 + g;
-      if (p.splits > 1) {
-        // Split-K: float32 partials, [batch][splits][M][N], summed by mm_splitk_reduce.
-        float* wp = p.ws + t.z * M * N;
-        const bool paired = N % 2 == 0;
 #pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
-          store2<float>(wp, r, n0 + 8 * j + 2 * t4, d[4 * j], d[4 * j + 1], M, N, N, 1, paired);
-          store2<float>(wp, r + 8, n0 + 8 * j + 2 * t4, d[4 * j + 2], d[4 * j + 3], M, N, N, 1, paired);
+      for (int h = 0; h < MH; ++h) {
+        const int64_t r = m0 + (PP ? h * 64 : cw * 64) + warp * 16 + g;
+        if (p.splits > 1) {
+          // Split-K: float32 partials, [batch][splits][M][N], summed by mm_splitk_reduce.
+          float* wp = p.ws + t.z * M * N;
+          const bool paired = N % 2 == 0;
+#pragma unroll
+          for (int j = 0; j < BN / 8; ++j) {
+            store2<float>(wp, r, n0 + 8 * j + 2 * t4, d[h][4 * j], d[h][4 * j + 1], M, N, N, 1, paired);
+            store2<float>(wp, r + 8, n0 + 8 * j + 2 * t4, d[h][4 * j + 2], d[h][4 * j + 3], M, N, N, 1, paired);
+          }
+          continue;
         }
-        continue;
-      }
-      T* c = static_cast<T*>(p.c) + (int64_t)t.bz * p.scb;
-      if (p.scn == 1 && p.scm % 2 == 0 && p.scb % 2 == 0 && n0 + BN <= N) {
-        // Interior columns, unit stride: paired stores, row checks only.
-        using P = typename Pair<T>::type;
-        P* row0 = reinterpret_cast<P*>(c + r * p.scm + n0 + 2 * t4);
-        P* row1 = reinterpret_cast<P*>(c + (r + 8) * p.scm + n0 + 2 * t4);
-        const bool ok0 = r < M, ok1 = r + 8 < M;
+        T* c = static_cast<T*>(p.c) + (int64_t)t.bz * p.scb;
+        if (p.scn == 1 && p.scm % 2 == 0 && p.scb % 2 == 0 && n0 + BN <= N) {
+          // Interior columns, unit stride: paired stores, row checks only.
+          using P = typename Pair<T>::type;
+          P* row0 = reinterpret_cast<P*>(c + r * p.scm + n0 + 2 * t4);
+          P* row1 = reinterpret_cast<P*>(c + (r + 8) * p.scm + n0 + 2 * t4);
+          const bool ok0 = r < M, ok1 = r + 8 < M;
 #pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
-          if (ok0) row0[4 * j] = Pair<T>::make(d[4 * j], d[4 * j + 1]);
-          if (ok1) row1[4 * j] = Pair<T>::make(d[4 * j + 2], d[4 * j + 3]);
-        }
-      } else {
-        // Right edge (or odd pitch): element stores, walking one pointer per row.
-        const int64_t scn = p.scn;
-        T* q0 = c + r * p.scm + (n0 + 2 * t4) * scn;
-        T* q1 = q0 + 8 * p.scm;
-        const bool ok0 = r < M, ok1 = r + 8 < M;
-        int nn = n0 + 2 * t4;
+          for (int j = 0; j < BN / 8; ++j) {
+            if (ok0) row0[4 * j] = Pair<T>::make(d[h][4 * j], d[h][4 * j + 1]);
+            if (ok1) row1[4 * j] = Pair<T>::make(d[h][4 * j + 2], d[h][4 * j + 3]);
+          }
+        } else {
+          // Right edge (or odd pitch): element stores, walking one pointer per row.
+          const int64_t scn = p.scn;
+          T* q0 = c + r * p.scm + (n0 + 2 * t4) * scn;
+          T* q1 = q0 + 8 * p.scm;
+          const bool ok0 = r < M, ok1 = r + 8 < M;
+          int nn = n0 + 2 * t4;
 #pragma unroll
-        for (int j = 0; j < BN / 8; ++j, nn += 8, q0 += 8 * scn, q1 += 8 * scn) {
-          if (ok0 && nn < N) q0[0] = from_acc<T>(d[4 * j]);
-          if (ok0 && nn + 1 < N) q0[scn] = from_acc<T>(d[4 * j + 1]);
-          if (ok1 && nn < N) q1[0] = from_acc<T>(d[4 * j + 2]);
-          if (ok1 && nn + 1 < N) q1[scn] = from_acc<T>(d[4 * j + 3]);
+          for (int j = 0; j < BN / 8; ++j, nn += 8, q0 += 8 * scn, q1 += 8 * scn) {
+            if (ok0 && nn < N) q0[0] = from_acc<T>(d[h][4 * j]);
+            if (ok0 && nn + 1 < N) q0[scn] = from_acc<T>(d[h][4 * j + 1]);
+            if (ok1 && nn < N) q1[0] = from_acc<T>(d[h][4 * j + 2]);
+            if (ok1 && nn + 1 < N) q1[scn] = from_acc<T>(d[h][4 * j + 3]);
+          }
         }
       }
     }
@@ -401,72 +446,24 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
 
 using myns::GemmParams;
 
-// float32 operand -> K-major copy rounded to TF32 (to nearest), for the tf32
-// kernels: their tensor cores would truncate. Source element (z, r, k) at
-// z * sb + r * sr + k * sk; destination rows of `ld` (>= k) floats.
-struct Tf32Copy {
-  const float* src;
-  float* dst;
-  int64_t batch, rows, k, sb, sr, sk, ld;
-};
-
-// 32 x 32 tiles through shared memory with 32 x 8 threads: reads run along
-// whichever of k and rows is contiguous in the source, writes along k.
-extern "C" __global__ void __launch_bounds__(256) mm_tf32_round_copy(const Tf32Copy p) {
-  __shared__ float tile[32][33];
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const bool along_k = p.sk == 1 || p.sr != 1;
-  const int64_t r0 = (int64_t)blockIdx.x * 32, k_tiles = (p.k + 31) / 32;
-  for (int64_t z = blockIdx.z; z < p.batch; z += gridDim.z) {
-    const float* src = p.src + z * p.sb;
-    float* dst = p.dst + z * p.rows * p.ld;
-    for (int64_t kt = blockIdx.y; kt < k_tiles; kt += gridDim.y) {
-      const int64_t k0 = kt * 32;
-      for (int i = ty; i < 32; i += 8) {
-        const int rr = along_k ? i : tx, kk = along_k ? tx : i;
-        if (r0 + rr < p.rows && k0 + kk < p.k) tile[rr][kk] = src[(r0 + rr) * p.sr + (k0 + kk) * p.sk];
-      }
-      __syncthreads();
-      for (int i = ty; i < 32; i += 8)
-        if (r0 + i < p.rows && k0 + tx < p.k) dst[(r0 + i) * p.ld + k0 + tx] = __uint_as_float(myns::to_tf32(tile[i][tx]));
-      __syncthreads();
-    }
-  }
-}
-
-
-// The same for a contiguous source whose rows are whole 16-byte packs (the
-// copy is then the identity layout): a flat, vectorised pass.
-extern "C" __global__ void __launch_bounds__(256) mm_tf32_round_flat(const float4* src, float4* dst, int64_t n4) {
-  for (int64_t i = blockIdx.x * 256ll + threadIdx.x; i < n4; i += gridDim.x * 256ll) {
-    const float4 v = src[i];
-    dst[i] = make_float4(__uint_as_float(myns::to_tf32(v.x)), __uint_as_float(myns::to_tf32(v.y)),
-                         __uint_as_float(myns::to_tf32(v.z)), __uint_as_float(myns::to_tf32(v.w)));
-  }
-}
-
-#define MYNS_WG(dt, T, lb, BKC, BN)                                                                     \
+#define MYNS_WG_ONE(name, T, AK, BKC, BN, PP, AREG)                                                     \
   extern "C" __global__ void __launch_bounds__(myns::sm90::THREADS, 1)                                  \
-      mm_wg##BN##_##dt##_##lb(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, \
-                              const GemmParams p) {                                                      \
-    myns::sm90::wg_gemm<T, BKC, BN>(&tmA, &tmB, p);                                                      \
+      name(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, const GemmParams p) { \
+    myns::sm90::wg_gemm<T, AK, BKC, BN, PP, AREG>(&tmA, &tmB, p);                                      \
   }
-#define MYNS_WG_ALL(BN)                      \
-  MYNS_WG(bf16, __nv_bfloat16, k, true, BN)  \
-  MYNS_WG(bf16, __nv_bfloat16, n, false, BN) \
-  MYNS_WG(f16, __half, k, true, BN)          \
-  MYNS_WG(f16, __half, n, false, BN)         \
-  MYNS_WG(tf32, float, k, true, BN)
-MYNS_WG_ALL(256)
-MYNS_WG_ALL(128)
-MYNS_WG_ALL(64)
-
-#define MYNS_WGR(BN)                                                                                   \
-  extern "C" __global__ void __launch_bounds__(myns::sm90::THREADS, 1)                                  \
-      mm_wgr##BN##_tf32(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, \
-                        const GemmParams p) {                                                            \
-    myns::sm90::wg_gemm<float, true, BN, true>(&tmA, &tmB, p);                                           \
-  }
-MYNS_WGR(256)
-MYNS_WGR(128)
-MYNS_WGR(64)
+#define MYNS_WG_LAYOUTS(kind, PP, BN, dt, T)                            \
+  MYNS_WG_ONE(mm_##kind##BN##_##dt##_kk, T, true, true, BN, PP, false)   \
+  MYNS_WG_ONE(mm_##kind##BN##_##dt##_kn, T, true, false, BN, PP, false)  \
+  MYNS_WG_ONE(mm_##kind##BN##_##dt##_mk, T, false, true, BN, PP, false)  \
+  MYNS_WG_ONE(mm_##kind##BN##_##dt##_mn, T, false, false, BN, PP, false)
+// The tiles: src/gemm/tiles.rs (WG cooperative, WGP ping-pong), through gemm_tiles.h.
+#define MYNS_WG_COOP(BN, STAGES)                                   \
+  MYNS_WG_LAYOUTS(wg, false, BN, bf16, __nv_bfloat16)              \
+  MYNS_WG_LAYOUTS(wg, false, BN, f16, __half)                      \
+  MYNS_WG_ONE(mm_wg##BN##_tf32_kk, float, true, true, BN, false, false) \
+  MYNS_WG_ONE(mm_wgr##BN##_tf32, float, false, true, BN, false, true)
+#define MYNS_WG_PINGPONG(BN, STAGES)                  \
+  MYNS_WG_LAYOUTS(wgp, true, BN, bf16, __nv_bfloat16) \
+  MYNS_WG_LAYOUTS(wgp, true, BN, f16, __half)
+MYNS_WG_TILES(MYNS_WG_COOP)
+MYNS_WGP_TILES(MYNS_WG_PINGPONG)

@@ -7,11 +7,12 @@
 // 16-byte-aligned rows; the Rust side picks the variant:
 //   mm_tc_<dtype>_<cfg>_<la><lb>   la: k (a[m][k], k contiguous) | m (a^T stored)
 //                                 lb: k (b^T stored: b[k][n], k contiguous) | n (b[k][n], n contiguous)
-// cfg names the block tile (see the table at the bottom, mirrored in src/ops/matmul.rs).
+// cfg names the block tile (src/gemm/tiles.rs, through the generated gemm_tiles.h).
 // Shared memory keeps each tile in its global orientation, rows padded by
 // 16 bytes (K-contiguous) or 8 elements (MN-contiguous) so that ldmatrix and
 // the tf32 scalar fragment loads are bank-conflict free.
 #include "matmul_common.cuh"
+#include "gemm_tiles.h"
 
 namespace myns {
 
@@ -279,20 +280,13 @@ using myns::GemmParams;
   MYNS_TC_ONE(mm_tc_##dt##_##cfg##_mk, T, BM, BN, BK, WM, WN, ST, MINB, false, true)                  \
   MYNS_TC_ONE(mm_tc_##dt##_##cfg##_mn, T, BM, BN, BK, WM, WN, ST, MINB, false, false)
 
-// Keep in sync with TC_CFGS / TF32_CFGS in src/ops/matmul.rs (tile sizes and stages
-// determine the dynamic shared memory the launch asks for).
-#define MYNS_TC_HALF(dt, T)                         \
-  MYNS_TC(dt, 256, T, 128, 256, 32, 2, 4, 3, 1)     \
-  MYNS_TC(dt, 128, T, 128, 128, 32, 2, 2, 4, 2)     \
-  MYNS_TC(dt, 64, T, 64, 64, 32, 2, 2, 4, 3)        \
-  MYNS_TC(dt, 16, T, 16, 128, 64, 1, 4, 4, 2)
-MYNS_TC_HALF(f16, __half)
-MYNS_TC_HALF(bf16, __nv_bfloat16)
-
-MYNS_TC(tf32, 256, float, 128, 256, 16, 2, 4, 3, 1)
-MYNS_TC(tf32, 128, float, 128, 128, 16, 2, 2, 4, 2)
-MYNS_TC(tf32, 64, float, 64, 64, 16, 2, 2, 4, 3)
-MYNS_TC(tf32, 16, float, 16, 128, 32, 1, 4, 4, 2)
+// The tiles: src/gemm/tiles.rs (TC_HALF, TC_TF32), through the generated header.
+#define MYNS_TC_F16(cfg, BM, BN, BK, WM, WN, ST, MINB) MYNS_TC(f16, cfg, __half, BM, BN, BK, WM, WN, ST, MINB)
+#define MYNS_TC_BF16(cfg, BM, BN, BK, WM, WN, ST, MINB) MYNS_TC(bf16, cfg, __nv_bfloat16, BM, BN, BK, WM, WN, ST, MINB)
+#define MYNS_TC_TF32(cfg, BM, BN, BK, WM, WN, ST, MINB) MYNS_TC(tf32, cfg, float, BM, BN, BK, WM, WN, ST, MINB)
+MYNS_TC_HALF_TILES(MYNS_TC_F16)
+MYNS_TC_HALF_TILES(MYNS_TC_BF16)
+MYNS_TC_TF32_TILES(MYNS_TC_TF32)
 
 #define MYNS_SPLITK_REDUCE(suffix, T) \
   extern "C" __global__ void mm_splitk_reduce_##suffix(const GemmParams p) { myns::splitk_reduce<T>(p); }

@@ -1,26 +1,31 @@
 //! The GEMM engine behind `matmul`, `bmm` (and any op that multiplies
 //! matrices on CUDA): a batched, strided product described by [`Problem`],
 //! run by [`run_cuda`] on one of this project's kernels:
-//! - float16/bfloat16: tensor cores: the mma.sync kernels (kernels/matmul_tc.cu),
-//!   or on compute capability 9.0 the wgmma + TMA kernel
-//!   (kernels/matmul_sm90a.cu, built for sm_90a only) for large problems;
+//! - float16/bfloat16 with at most 16 rows (or columns, computed as c^T =
+//!   b^T a^T), compute capability 9.0 and newer: the skinny kernel
+//!   (kernels/gemm_skinny.cu: the weights streamed once, K split across a
+//!   thread-block cluster);
+//! - float16/bfloat16 on compute capability 9.0: the wgmma + TMA kernels
+//!   (kernels/matmul_sm90a.cu, built for sm_90a only), cooperative or
+//!   ping-pong; elsewhere, and for few rows, the mma.sync kernels
+//!   (kernels/matmul_tc.cu);
 //! - float32: TF32 tensor cores when the caller says TF32 is allowed (the
-//!   Hopper kernel, rounding the operands to TF32 first: see
+//!   Hopper kernel on operands rounded to TF32 first: see
 //!   `sm90::try_tf32`; else mma.sync m16n8k8), else a register-blocked
 //!   CUDA-core kernel (kernels/matmul_simt.cu);
-//! - float64, and operands that are neither K- nor MN-contiguous with
-//!   16-byte-aligned rows: the generic strided kernel (kernels/matmul.cu).
+//! - float64, and K = 0: the generic strided kernel (kernels/matmul.cu).
 //!
-//! Tiles are chosen by shape; problems with too few tiles to fill the GPU
-//! split K across blocks (float32 partials, then a reduction kernel), and
-//! skinny ones (M <= 16, or N <= 16 by computing the transposed product) use a
-//! 16-row tile. `MYNS_MATMUL_KERNEL` (read once; `myns.set_override` in
+//! Operands whose rows are not 16-byte aligned, or that have no unit stride,
+//! are first staged through aligned copies (`pack`), so every shape and
+//! stride stays on tensor cores. Tiles, splits and kernels are chosen by
+//! pure functions of the shape (`plan`); the kernels' parameter tables live
+//! once in `tiles`. `MYNS_MATMUL_KERNEL` (read once; `myns.set_override` in
 //! tests) forces a choice for testing and tuning: `generic`, a tile name
-//! (`256`, `128`, `64`, `16`; for the Hopper kernel `wg` with its automatic
-//! width, `wg256`, `wg128`, `wg64`; its TF32 register-A form `wgr`, `wgr256`,
-//! ...), optionally with a split count (`64/4`, `wg128/2`), `auto+wg` (the
-//! automatic choice including the Hopper kernel, as it does by default: see
-//! `WGMMA_BY_DEFAULT`) or `nowg` (without it).
+//! (`256`, `128`, `64`, `16`), a Hopper tile (`wg` with its automatic width,
+//! `wg256`, `wg128`, `wg64`; ping-pong `wgp`, `wgp128`, `wgp64`; TF32's
+//! register-A form `wgr`, `wgr256`, ...), optionally with a split count
+//! (`64/4`, `wg128/2`), `skinny` (optionally `/<blocks per cluster>`),
+//! `auto`, or `nowg` (the automatic choice without the Hopper kernels).
 //!
 //! Depends on the launch layer (`cuda`) and the shared types only; errors
 //! carry no op name (the calling op adds it).
@@ -31,7 +36,19 @@ use crate::overrides::{self, Knob};
 use crate::types::{DType, Error, Result};
 use tch::Tensor;
 
+mod pack;
+mod plan;
+mod skinny;
 mod sm90;
+/// The GEMM kernels' parameter tables, defined once: build.rs writes the
+/// kernels' header (`gemm_tiles.h`) and their Rust handles from them (its
+/// generators are used there and in tests only).
+#[allow(dead_code)]
+pub(crate) mod tiles;
+
+use pack::Operand;
+use plan::{cdiv, operand_layout, Force, Layout};
+use tiles::Tile;
 
 /// `out[b] = a[b] @ b[b]` for `b` in `0..batch`: `a[b]` is `[m, k]`, `b[b]` is
 /// `[k, n]`, with element strides `sa = [batch, m, k]`, `sb = [batch, k, n]`;
@@ -77,6 +94,31 @@ pub(crate) struct GemmParams {
 }
 
 impl GemmParams {
+    fn of(p: &Problem) -> GemmParams {
+        GemmParams {
+            a: p.a as u64,
+            b: p.b as u64,
+            c: p.out as u64,
+            ws: 0,
+            m: p.m,
+            n: p.n,
+            k: p.k,
+            sam: p.sa[1],
+            sak: p.sa[2],
+            sbk: p.sb[1],
+            sbn: p.sb[2],
+            scm: p.n,
+            scn: 1,
+            sab: p.sa[0],
+            sbb: p.sb[0],
+            scb: p.m * p.n,
+            batch: p.batch,
+            splits: 1,
+            k_chunk: p.k.max(1),
+            ws_nm: 0,
+        }
+    }
+
     /// The same product as c^T = b^T a^T: b^T is the new A, a^T the new B,
     /// and c is written through transposed strides.
     fn transposed(&self) -> GemmParams {
@@ -98,308 +140,122 @@ impl GemmParams {
     }
 }
 
-/// A block tile of the fast kernels; the numbers must match the kernel
-/// instantiations (they size the dynamic shared memory).
-#[derive(Clone, Copy, Debug)]
-struct Tile {
-    name: &'static str,
-    bm: i64,
-    bn: i64,
-    bk: i64,
-    stages: i64,
-    threads: u32,
-    /// Blocks of this tile one SM runs at once (its __launch_bounds__ minimum).
-    per_sm: i64,
-    /// Relative throughput of one SM on this tile (big tiles reuse more).
-    eff: f64,
-}
-
-#[allow(clippy::too_many_arguments)]
-const fn tile(name: &'static str, bm: i64, bn: i64, bk: i64, stages: i64, threads: u32, per_sm: i64, eff: f64) -> Tile {
-    Tile { name, bm, bn, bk, stages, threads, per_sm, eff }
-}
-
-/// kernels/matmul_tc.cu `MYNS_TC_HALF`.
-const HALF_TILES: [Tile; 4] = [
-    tile("256", 128, 256, 32, 3, 256, 1, 1.0),
-    tile("128", 128, 128, 32, 4, 128, 2, 0.9),
-    tile("64", 64, 64, 32, 4, 128, 3, 0.55),
-    tile("16", 16, 128, 64, 4, 128, 2, 0.2),
-];
-/// kernels/matmul_tc.cu `MYNS_TC(tf32, ...)`.
-const TF32_TILES: [Tile; 4] = [
-    tile("256", 128, 256, 16, 3, 256, 1, 1.0),
-    tile("128", 128, 128, 16, 4, 128, 2, 0.9),
-    tile("64", 64, 64, 16, 4, 128, 3, 0.55),
-    tile("16", 16, 128, 32, 4, 128, 2, 0.2),
-];
-/// kernels/matmul_simt.cu `MYNS_SIMT` (stages: the double buffer). The 128
-/// tile at two blocks per SM (a 128-register cap) ran no faster on the H100
-/// (4096^3: 0.71 of cuBLAS either way).
-const SIMT_TILES: [Tile; 3] = [
-    tile("128", 128, 128, 8, 2, 256, 1, 1.0),
-    tile("64", 64, 64, 16, 2, 64, 6, 0.5),
-    tile("16", 16, 128, 32, 2, 128, 3, 0.3),
-];
-
-/// Dynamic shared memory of a tensor-core tile (matmul_tc.cu `TcTile`).
-fn tc_smem(t: &Tile, elem: i64, a_k: bool, b_k: bool) -> u32 {
-    let vec = 16 / elem;
-    let a = if a_k { t.bm * (t.bk + vec) } else { t.bk * (t.bm + 8) };
-    let b = if b_k { t.bn * (t.bk + vec) } else { t.bk * (t.bn + 8) };
-    (t.stages * (a + b) * elem) as u32
-}
-
-/// Dynamic shared memory of a CUDA-core tile (matmul_simt.cu `simt_gemm`).
-fn simt_smem(t: &Tile) -> u32 {
-    (2 * t.bk * ((t.bm + 4) + (t.bn + 4)) * 4) as u32
-}
-
-/// Four kernels of one tile, by layout: `kk`, `kn`, `mk`, `mn` (see matmul_tc.cu).
+/// Four kernels of one tile, by layout: `kk`, `kn`, `mk`, `mn` (a K- or
+/// M-contiguous, b K- or N-contiguous).
 type Layouts = [Kernel; 4];
 
-macro_rules! layouts {
-    ($module:path, $prefix:literal) => {
-        [
-            Kernel::new(&$module, concat!($prefix, "_kk")),
-            Kernel::new(&$module, concat!($prefix, "_kn")),
-            Kernel::new(&$module, concat!($prefix, "_mk")),
-            Kernel::new(&$module, concat!($prefix, "_mn")),
-        ]
-    };
+/// The Hopper kernels of one tile: bf16 and f16 in the four layouts; for
+/// cooperative tiles also TF32 (K-major operands, then the register-A form).
+struct WgKernels {
+    bf16: Layouts,
+    f16: Layouts,
+    tf32: Option<[Kernel; 2]>,
 }
 
-static TC_F16: [Layouts; 4] = [
-    layouts!(kernels::MATMUL_TC, "mm_tc_f16_256"),
-    layouts!(kernels::MATMUL_TC, "mm_tc_f16_128"),
-    layouts!(kernels::MATMUL_TC, "mm_tc_f16_64"),
-    layouts!(kernels::MATMUL_TC, "mm_tc_f16_16"),
-];
-static TC_BF16: [Layouts; 4] = [
-    layouts!(kernels::MATMUL_TC, "mm_tc_bf16_256"),
-    layouts!(kernels::MATMUL_TC, "mm_tc_bf16_128"),
-    layouts!(kernels::MATMUL_TC, "mm_tc_bf16_64"),
-    layouts!(kernels::MATMUL_TC, "mm_tc_bf16_16"),
-];
-static TC_TF32: [Layouts; 4] = [
-    layouts!(kernels::MATMUL_TC, "mm_tc_tf32_256"),
-    layouts!(kernels::MATMUL_TC, "mm_tc_tf32_128"),
-    layouts!(kernels::MATMUL_TC, "mm_tc_tf32_64"),
-    layouts!(kernels::MATMUL_TC, "mm_tc_tf32_16"),
-];
-static SIMT_F32: [Layouts; 3] = [
-    layouts!(kernels::MATMUL_SIMT, "mm_simt_f32_128"),
-    layouts!(kernels::MATMUL_SIMT, "mm_simt_f32_64"),
-    layouts!(kernels::MATMUL_SIMT, "mm_simt_f32_16"),
-];
+// TC_F16, TC_BF16, TC_TF32, SIMT_F32, WG_KERNELS, WGP_KERNELS, SKINNY_KERNELS,
+// in the order of the tables in `tiles`.
+include!(concat!(env!("OUT_DIR"), "/gemm_kernels.rs"));
+
 static GENERIC: cuda::DTypeKernels = crate::dtype_kernels!(kernels::MATMUL, "matmul");
 static REDUCE: cuda::DTypeKernels = crate::dtype_kernels!(kernels::MATMUL_TC, "mm_splitk_reduce");
 
-/// How the fast kernels can read one operand with `rows` rows (m for a, n
-/// for b) and reduction length `k`, strides `sr`/`sk`/`sbatch` (elements):
-/// `Some(true)` K-contiguous, `Some(false)` rows-contiguous, both with
-/// 16-byte-aligned rows (and batches); `None`: only the generic kernel can.
-#[allow(clippy::too_many_arguments)]
-fn operand_layout(ptr: usize, batch: i64, rows: i64, k: i64, sbatch: i64, sr: i64, sk: i64, elem: i64) -> Option<bool> {
-    let vec = 16 / elem;
-    let aligned = |stride: i64, len: i64| len <= 1 || stride % vec == 0;
-    if !ptr.is_multiple_of(16) || !aligned(sbatch, batch) {
-        return None;
-    }
-    if (sk == 1 || k == 1) && aligned(sr, rows) {
-        Some(true)
-    } else if (sr == 1 || rows == 1) && aligned(sk, k) {
-        Some(false)
-    } else {
-        None
-    }
-}
-
-/// Whether the automatic choice may use the Hopper (wgmma) kernel (it passed
-/// tests/python/test_matmul_kernels.py on an H100, and runs 2.4x the
-/// mma.sync kernels at 4096 cubed). `MYNS_MATMUL_KERNEL=nowg` leaves it out.
-const WGMMA_BY_DEFAULT: bool = true;
-
-/// What `MYNS_MATMUL_KERNEL` asks for (testing and tuning).
-#[derive(Clone, Debug, PartialEq)]
-enum Force {
-    /// The automatic choice, with or without the Hopper kernel.
-    Auto { wgmma: bool },
-    Generic,
-    Tile(String, Option<i64>),
-}
-
 fn forced() -> Force {
-    let Some(v) = overrides::get(Knob::MatmulKernel) else { return Force::Auto { wgmma: WGMMA_BY_DEFAULT } };
-    match v.trim() {
-        "" | "auto" => Force::Auto { wgmma: WGMMA_BY_DEFAULT },
-        "auto+wg" => Force::Auto { wgmma: true },
-        "nowg" => Force::Auto { wgmma: false },
-        "generic" => Force::Generic,
-        s => {
-            let (name, splits) = match s.split_once('/') {
-                Some((n, k)) => (n, k.parse().ok()),
-                None => (s, None),
-            };
-            Force::Tile(name.to_string(), splits)
-        }
-    }
-}
-
-/// Ceiling division of non-negative numbers.
-pub(crate) fn cdiv(a: i64, b: i64) -> i64 {
-    (a + b - 1) / b
-}
-
-/// `(splits, k_chunk)` cutting `k` into at most `splits` ranges that are
-/// multiples of `bk`.
-fn split_k(k: i64, splits: i64, bk: i64) -> (i64, i64) {
-    let splits = splits.clamp(1, k.max(1));
-    let chunk = cdiv(cdiv(k, splits), bk) * bk;
-    let chunk = chunk.max(bk);
-    (cdiv(k, chunk).max(1), chunk)
-}
-
-/// Split count that brings `blocks` up to about `target`, keeping at least
-/// `min_k` of K per split.
-fn auto_splits(blocks: i64, target: i64, k: i64, min_k: i64) -> i64 {
-    if blocks >= target {
-        return 1;
-    }
-    cdiv(target, blocks.max(1)).min((k / min_k).max(1)).min(32)
-}
-
-fn tiles_of(t: &Tile, m: i64, n: i64, batch: i64) -> i64 {
-    cdiv(m, t.bm) * cdiv(n, t.bn) * batch
-}
-
-/// Index into `tiles` of the tile with the shortest modelled time for an
-/// `m x n` output (ignoring the 16-row tile), and its split count.
-fn choose_tile(tiles: &[Tile], m: i64, n: i64, k: i64, batch: i64, sms: i64) -> (usize, i64) {
-    let mut best = (0, f64::INFINITY);
-    for (i, t) in tiles.iter().enumerate().filter(|(_, t)| t.bm > 16) {
-        let count = tiles_of(t, m, n, batch);
-        let slots = sms * t.per_sm;
-        let waves = cdiv(count, slots) as f64;
-        let time = waves * (t.bm * t.bn * t.per_sm) as f64 / t.eff;
-        if time < best.1 * 0.999 {
-            best = (i, time);
-        }
-    }
-    let t = &tiles[best.0];
-    let count = tiles_of(t, m, n, batch);
-    let splits = if count < sms { auto_splits(count, sms * t.per_sm, k, 4 * t.bk.max(64)) } else { 1 };
-    (best.0, splits)
+    plan::parse_force(overrides::get(Knob::MatmulKernel).as_deref())
 }
 
 /// Runs `p` on CUDA device `device`, queued on `stream` (PyTorch's current
 /// stream there); `tf32`: float32 may use TF32 tensor cores (PyTorch's
-/// `torch.backends.cuda.matmul.allow_tf32`). Workspaces come from PyTorch's
-/// caching allocator, so the launch can be captured in a CUDA graph.
+/// `torch.backends.cuda.matmul.allow_tf32`). Workspaces and staging copies
+/// come from PyTorch's caching allocator, so the launch can be captured in
+/// a CUDA graph.
 pub(crate) fn run_cuda(p: &Problem, dtype: DType, tf32: bool, device: usize, stream: usize) -> Result<()> {
     if p.m == 0 || p.n == 0 || p.batch == 0 {
         return Ok(());
     }
-    let elem = dtype.size() as i64;
-    let mut q = GemmParams {
-        a: p.a as u64,
-        b: p.b as u64,
-        c: p.out as u64,
-        ws: 0,
-        m: p.m,
-        n: p.n,
-        k: p.k,
-        sam: p.sa[1],
-        sak: p.sa[2],
-        sbk: p.sb[1],
-        sbn: p.sb[2],
-        scm: p.n,
-        scn: 1,
-        sab: p.sa[0],
-        sbb: p.sb[0],
-        scb: p.m * p.n,
-        batch: p.batch,
-        splits: 1,
-        k_chunk: p.k.max(1),
-        ws_nm: 0,
-    };
+    let mut q = GemmParams::of(p);
     let force = forced();
-    let a_layout = operand_layout(p.a, p.batch, p.m, p.k, p.sa[0], p.sa[1], p.sa[2], elem);
-    let b_layout = operand_layout(p.b, p.batch, p.n, p.k, p.sb[0], p.sb[2], p.sb[1], elem);
-    let fast = dtype != DType::F64 && p.k > 0 && force != Force::Generic;
-    let (Some(mut a_k), Some(mut b_k), true) = (a_layout, b_layout, fast) else {
+    if dtype == DType::F64 || p.k == 0 || force == Force::Generic {
         return launch_generic(&q, dtype, device, stream);
-    };
+    }
     let info = cuda::device_info(device)?;
     let sms = info.sms as i64;
+    let forced_skinny = matches!(&force, Force::Tile(name, _) if name == "skinny");
+    let hopper = matches!(force, Force::Auto { hopper: true }) || matches!(&force, Force::Tile(..));
 
     // Skinny in N: compute c^T = b^T @ a^T, whose M is small, writing c
-    // through transposed strides.
-    let skinny = |m: i64| m <= 16;
-    if !skinny(p.m) && skinny(p.n) && !matches!(&force, Force::Tile(..)) {
+    // through transposed strides (not when a tile is forced, except the
+    // skinny kernel).
+    let skinny = |m: i64| m <= tiles::SKINNY_MAX_M;
+    if !skinny(q.m) && skinny(q.n) && (!matches!(force, Force::Tile(..)) || forced_skinny) {
         q = q.transposed();
-        (a_k, b_k) = (b_k, a_k);
     }
-
-    if matches!(dtype, DType::F16 | DType::BF16) {
-        if let Some(plan) = sm90::plan(&q, dtype, a_k, b_k, &force, &info) {
-            return sm90::launch(&q, dtype, plan, device, stream, b_k);
+    let half = matches!(dtype, DType::F16 | DType::BF16);
+    if half && info.cc.0 >= 9 && (forced_skinny || matches!(force, Force::Auto { hopper: true })) {
+        let ranks = match &force {
+            Force::Tile(_, r) => *r,
+            _ => None,
+        };
+        if let Some(plan) = plan::skinny_plan(q.m, q.n, q.k, q.batch, sms, ranks) {
+            if skinny::launch(&q, dtype, plan, device, stream)? {
+                return Ok(());
+            }
         }
     }
     let use_tf32 = dtype == DType::F32 && tf32;
-    if use_tf32 && sm90::try_tf32(&q, &force, &info, device, stream)? {
+    if use_tf32 && hopper && sm90::try_tf32(&q, &force, &info, device, stream)? {
         return Ok(());
     }
+
+    // Operands the tiled kernels cannot read in place go through aligned copies.
+    let (a_k, _a_buf) = readable(&mut q, true, dtype, device, stream)?;
+    let (b_k, _b_buf) = readable(&mut q, false, dtype, device, stream)?;
+
+    if half && hopper {
+        if let Some(plan) = sm90::plan(&q, dtype, a_k, b_k, &force, &info) {
+            return sm90::launch(&q, dtype, plan, a_k, b_k, device, stream);
+        }
+    }
     let (tiles, table): (&[Tile], &[Layouts]) = match dtype {
-        DType::F16 => (&HALF_TILES, &TC_F16),
-        DType::BF16 => (&HALF_TILES, &TC_BF16),
-        DType::F32 if use_tf32 => (&TF32_TILES, &TC_TF32),
-        _ => (&SIMT_TILES, &SIMT_F32),
+        DType::F16 => (&tiles::TC_HALF, &TC_F16),
+        DType::BF16 => (&tiles::TC_HALF, &TC_BF16),
+        DType::F32 if use_tf32 => (&tiles::TC_TF32, &TC_TF32),
+        _ => (&tiles::SIMT, &SIMT_F32),
     };
     let simt = dtype == DType::F32 && !use_tf32;
-    let last = tiles.len() - 1; // the 16-row tile
-    let (idx, splits) = match &force {
-        Force::Tile(name, splits) => {
-            let Some(i) = tiles.iter().position(|t| t.name == name) else {
-                // `wg*` on a problem or device the Hopper kernel cannot take, or
-                // a name this dtype has no tile for: the automatic choice.
-                let choice = auto_choice(tiles, &q, sms, simt);
-                return launch_tiles(&mut q, tiles, table, choice, elem, simt, dtype, a_k, b_k, device, stream);
-            };
-            (i, splits.unwrap_or(1))
-        }
-        _ => {
-            if skinny(q.m) {
-                let count = tiles_of(&tiles[last], q.m, q.n, q.batch);
-                (last, auto_splits(count, 2 * sms * tiles[last].per_sm, q.k, 256))
-            } else {
-                auto_choice(tiles, &q, sms, simt)
-            }
-        }
+    let forced_choice = match &force {
+        Force::Tile(name, splits) => plan::forced_tile(tiles, name, *splits),
+        _ => None,
     };
-    launch_tiles(&mut q, tiles, table, (idx, splits), elem, simt, dtype, a_k, b_k, device, stream)
+    // `wg*` on a problem or device the Hopper kernel cannot take, or a name
+    // this dtype has no tile for: the automatic choice.
+    let choice = forced_choice.unwrap_or_else(|| plan::small_kernel_choice(tiles, q.m, q.n, q.k, q.batch, sms, simt));
+    launch_tiles(&mut q, tiles, table, choice, simt, dtype, a_k, b_k, device, stream)
 }
 
-fn auto_choice(tiles: &[Tile], q: &GemmParams, sms: i64, simt: bool) -> (usize, i64) {
-    let last = tiles.len() - 1;
-    if q.m <= 16 {
-        let count = tiles_of(&tiles[last], q.m, q.n, q.batch);
-        return (last, auto_splits(count, 2 * sms * tiles[last].per_sm, q.k, 256));
+/// Makes operand a (`is_a`) or b of `q` readable by the tiled kernels,
+/// staging it through an aligned copy when needed (`pack`); returns whether
+/// it is K-contiguous, and the copy's buffer to keep alive until the
+/// launches are queued.
+fn readable(q: &mut GemmParams, is_a: bool, dtype: DType, device: usize, stream: usize) -> Result<(bool, Option<Tensor>)> {
+    let elem = dtype.size() as i64;
+    let op = if is_a {
+        Operand { ptr: q.a, batch: q.batch, rows: q.m, k: q.k, sb: q.sab, sr: q.sam, sk: q.sak }
+    } else {
+        Operand { ptr: q.b, batch: q.batch, rows: q.n, k: q.k, sb: q.sbb, sr: q.sbn, sk: q.sbk }
+    };
+    let layout = operand_layout(op.ptr as usize, op.batch, op.rows, op.k, op.sb, op.sr, op.sk, elem);
+    match layout {
+        Layout::KMajor => return Ok((true, None)),
+        Layout::MnMajor => return Ok((false, None)),
+        _ => {}
     }
-    if simt {
-        // The 128 tile where it fills the SMs; else 64 x 64 tiles split over
-        // K towards three blocks per SM (a CUDA-core tile has little reuse to
-        // lose, and small problems otherwise leave most SMs idle: on the
-        // H100, M = 128, K = N = 4096 ran at 0.21 of cuBLAS on the 128 tile,
-        // 0.54 on 64 x 64 in 2 splits, 0.66 in 4).
-        if tiles_of(&tiles[0], q.m, q.n, q.batch) >= sms {
-            return (0, 1);
-        }
-        let small = tiles.iter().position(|t| t.name == "64").unwrap_or(0);
-        let count = tiles_of(&tiles[small], q.m, q.n, q.batch);
-        return (small, auto_splits(count, 3 * sms, q.k, 64));
+    let (s, buf) = pack::stage(&op, layout, dtype, false, false, device, stream)?;
+    if is_a {
+        (q.a, q.sab, q.sam, q.sak) = (s.ptr, s.sb, s.sr, s.sk);
+    } else {
+        (q.b, q.sbb, q.sbn, q.sbk) = (s.ptr, s.sb, s.sr, s.sk);
     }
-    choose_tile(tiles, q.m, q.n, q.k, q.batch, sms)
+    Ok((s.sk == 1, Some(buf)))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -408,7 +264,6 @@ fn launch_tiles(
     tiles: &[Tile],
     table: &[Layouts],
     (idx, splits): (usize, i64),
-    elem: i64,
     simt: bool,
     dtype: DType,
     a_k: bool,
@@ -419,15 +274,17 @@ fn launch_tiles(
     let t = &tiles[idx];
     let _ws = set_splits(q, splits, t.bk, device)?;
     let kernel = &table[idx][(!a_k as usize) * 2 + !b_k as usize];
-    let smem = if simt { simt_smem(t) } else { tc_smem(t, elem, a_k, b_k) };
+    let elem = dtype.size() as i64;
+    let smem = if simt { plan::simt_smem(t) } else { plan::tc_smem(t, elem, a_k, b_k) };
     let f = kernel.function_smem(device, smem)?;
-    let grid_x = tiles_of(t, q.m, q.n, 1);
+    let threads = if simt { t.threads_simt() } else { t.threads_tc() };
+    let grid_x = plan::tiles_of(t, q.m, q.n, 1);
     if grid_x > i32::MAX as i64 {
         return Err(Error::runtime(format!("the product is too large for one launch ({} x {})", q.m, q.n)));
     }
     let grid_z = (q.batch * q.splits).min(65_535);
     let mut params = [cuda::arg(q)];
-    cuda::launch(f, (grid_x as u32, 1, grid_z as u32), (t.threads, 1, 1), smem, stream, &mut params)?;
+    cuda::launch(f, (grid_x as u32, 1, grid_z as u32), (threads, 1, 1), smem, stream, &mut params)?;
     reduce_splits(q, dtype, device, stream)
 }
 
@@ -435,7 +292,7 @@ fn launch_tiles(
 /// of `bk`), and for more than one allocates the float32 partials through
 /// PyTorch; the caller keeps the workspace alive until the launches are queued.
 fn set_splits(q: &mut GemmParams, splits: i64, bk: i64, device: usize) -> Result<Option<Tensor>> {
-    let (splits, chunk) = split_k(q.k, splits, bk);
+    let (splits, chunk) = plan::split_k(q.k, splits, bk);
     q.splits = splits;
     q.k_chunk = chunk;
     if splits == 1 {

@@ -31,38 +31,67 @@ inline float __uint_as_float(unsigned u) { float f; memcpy(&f, &u, 4); return f;
 
 namespace emu {
 struct Dim { unsigned x = 0, y = 0, z = 0; };
-struct Fiber { ucontext_t ctx; Dim tid; bool done = false; std::vector<char> stack; };
+// `bid`: the fiber's block; `slot`: which of the blocks running together
+// (a thread-block cluster) it belongs to, for barriers and warp exchanges.
+struct Fiber { ucontext_t ctx; Dim tid; Dim bid; int slot = 0; bool done = false; std::vector<char> stack; };
 inline Fiber* cur = nullptr;
 inline ucontext_t sched;
 inline Dim block_idx, grid_dim, block_dim;
 inline int nthreads = 0;
-inline unsigned bar_count = 0, bar_gen = 0;
+inline unsigned bar_count = 0, bar_gen = 0;  // block slot 0
+inline unsigned bar_counts[16], bar_gens[16];  // the other slots of a cluster
 inline unsigned warp_count[64], warp_gen[64];
+inline long progress = 0;  // bumped by every barrier completion (deadlock detection)
 inline void yield() { swapcontext(&cur->ctx, &sched); }
 inline void syncthreads() {
-  unsigned g = bar_gen;
-  if (++bar_count == (unsigned)nthreads) { bar_count = 0; ++bar_gen; }
-  else while (bar_gen == g) yield();
+  unsigned& count = cur->slot ? bar_counts[cur->slot] : bar_count;
+  unsigned& gen = cur->slot ? bar_gens[cur->slot] : bar_gen;
+  unsigned g = gen;
+  if (++count == (unsigned)nthreads) { count = 0; ++gen; ++progress; }
+  else while (gen == g) yield();
 }
+inline int linear_tid() { return cur->tid.x + cur->tid.y * block_dim.x + cur->tid.z * block_dim.x * block_dim.y; }
+// Warp index over all blocks running together.
+inline int warp() { return cur->slot * ((nthreads + 31) / 32) + linear_tid() / 32; }
+inline int lane() { return linear_tid() % 32; }
 inline void syncwarp() {
-  int w = cur->tid.x / 32;
-  int n = nthreads - w * 32 < 32 ? nthreads - w * 32 : 32;
+  int w = warp(), first = (linear_tid() / 32) * 32;
+  int n = nthreads - first < 32 ? nthreads - first : 32;
   unsigned g = warp_gen[w];
   if (++warp_count[w] == (unsigned)n) { warp_count[w] = 0; ++warp_gen[w]; }
   else while (warp_gen[w] == g) yield();
 }
-inline int lane() { return cur->tid.x % 32; }
-inline int warp() { return cur->tid.x / 32; }
 // Per-warp exchange slots for collectives.
 inline const void* slot_ptr[64][32];
 inline uint32_t slot_u[64][32][12];
 }  // namespace emu
 
 #define threadIdx (emu::cur->tid)
-#define blockIdx (emu::block_idx)
+#define blockIdx (emu::cur->bid)
 #define gridDim (emu::grid_dim)
 #define blockDim (emu::block_dim)
 #define __syncthreads() emu::syncthreads()
 template <class T> inline T __ldg(const T* p) { return *p; }
+inline uint4 __ldg(const uint4* p) {
+  if ((uintptr_t)p % 16) { fprintf(stderr, "misaligned 16-byte load %p\n", (const void*)p); abort(); }
+  return *p;
+}
+inline uint2 __ldg(const uint2* p) {
+  if ((uintptr_t)p % 8) { fprintf(stderr, "misaligned 8-byte load %p\n", (const void*)p); abort(); }
+  return *p;
+}
 inline int64_t min(int64_t a, int64_t b) { return a < b ? a : b; }
 inline int min(int a, int b) { return a < b ? a : b; }
+inline int64_t max(int64_t a, int64_t b) { return a > b ? a : b; }
+inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
+inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
+  shift &= 31;
+  return (unsigned)((((uint64_t)hi << 32) | lo) >> shift);
+}
+// PTX prmt (default mode): byte i of the result is byte sel[4i+3:4i] of {b, a}.
+inline unsigned __byte_perm(unsigned a, unsigned b, unsigned sel) {
+  uint64_t v = ((uint64_t)b << 32) | a;
+  unsigned r = 0;
+  for (int i = 0; i < 4; ++i) r |= (unsigned)((v >> (8 * ((sel >> (4 * i)) & 7))) & 0xff) << (8 * i);
+  return r;
+}

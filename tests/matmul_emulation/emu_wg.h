@@ -71,9 +71,13 @@ inline Desc decode(uint64_t d) {
   if (r.swz != 1) { fprintf(stderr, "expected 128B swizzle\n"); abort(); }
   return r;
 }
-// A (64 x 32 bytes of K, K-major): element (r, k)
+// A (64 x 32 bytes of K): element (r, k), K-major (trans 0) or MN-major
+// (trans 1, 16-bit types: lines of 64 m, 8 k-lines per 1024-byte atom).
 template <typename T>
-inline float emu_A(const Desc& a, int r, int k) { return emu_ld<T>(a.start + (r % 8) * 128 + (r / 8) * a.sbo + sizeof(T) * k); }
+inline float emu_A(const Desc& a, int r, int k, int trans) {
+  if (!trans) return emu_ld<T>(a.start + (r % 8) * 128 + (r / 8) * a.sbo + sizeof(T) * k);
+  return emu_ld<T>(a.start + (r % 64) * 2 + (r / 64) * a.lbo + (k % 8) * 128 + (k / 8) * a.sbo);
+}
 // B (32 bytes of K x 256): K-major (trans 0): element (k, n) at row n; MN-major (trans 1, 16-bit types).
 template <typename T>
 inline float emu_B(const Desc& b, int k, int n, int trans) {
@@ -82,22 +86,23 @@ inline float emu_B(const Desc& b, int k, int n, int trans) {
 }
 
 template <typename T, int N> struct Wgmma {
-  template <int TRANS_B>
+  template <int TRANS_A, int TRANS_B>
   static void run(float (&d)[N / 2], uint64_t da, uint64_t db) {
+    static_assert((TRANS_A == 0 && TRANS_B == 0) || sizeof(T) == 2, "tf32 reads K-major only");
     constexpr int KS = 32 / sizeof(T);  // k16 for 16-bit types, k8 for tf32
     Desc A = decode(da), B = decode(db);
     int tid = emu::cur->tid.x % 128, w = tid / 32, l = tid % 32, g = l / 4, t = l % 4;
     for (int i = 0; i < N / 2; ++i) {
       int row = w * 16 + g + 8 * ((i / 2) % 2), col = (i / 4) * 8 + 2 * t + (i % 2);
       double s = d[i];
-      for (int k = 0; k < KS; ++k) s += (double)emu_A<T>(A, row, k) * emu_B<T>(B, k, col, TRANS_B);
+      for (int k = 0; k < KS; ++k) s += (double)emu_A<T>(A, row, k, TRANS_A) * emu_B<T>(B, k, col, TRANS_B);
       d[i] = (float)s;
     }
   }
 };
 __device__ __forceinline__ void wgmma_fence() {}
 __device__ __forceinline__ void wgmma_commit() {}
-template <int W, int NACC> __device__ __forceinline__ void wgmma_wait(float (&)[NACC]) {}
+template <int W, int MH, int NACC> __device__ __forceinline__ void wgmma_wait_all(float (&)[MH][NACC]) {}
 inline uint32_t smem_addr(const void* p) { return (uint32_t)((const unsigned char*)p - emu_window()); }
 
 // Register-A pieces of the tf32 kernel (mm_wgr*): an 8-byte shared load at a

@@ -27,7 +27,7 @@ static void launch(WgKern k, unsigned gx, unsigned gz, const CUtensorMap& a, con
       for (auto& b : myns::sm90::emu_bars) b = {};
       for (int t = 0; t < threads; ++t) {
         auto& f = fibers[t];
-        f.done = false; f.tid = {(unsigned)t, 0, 0}; f.stack.resize(512 * 1024);
+        f.done = false; f.tid = {(unsigned)t, 0, 0}; f.bid = emu::block_idx; f.slot = 0; f.stack.resize(512 * 1024);
         getcontext(&f.ctx); f.ctx.uc_stack.ss_sp = f.stack.data(); f.ctx.uc_stack.ss_size = f.stack.size(); f.ctx.uc_link = &emu::sched;
         makecontext(&f.ctx, fiber_main, 0);
       }
@@ -58,41 +58,49 @@ template <> __nv_bfloat16 fromf(float x) { return __float2bfloat16_rn(x); }
 template <> float fromf(float x) { return x; }
 static int fails = 0, cases = 0;
 
-// The kernels by tile width (256, 128, 64) and variant: bf16 k/n, f16 k/n, tf32 k.
-#define WG_ROW(BN) {mm_wg##BN##_bf16_k, mm_wg##BN##_bf16_n, mm_wg##BN##_f16_k, mm_wg##BN##_f16_n, mm_wg##BN##_tf32_k}
-static const WgKern kernels_by_width[3][5] = {WG_ROW(256), WG_ROW(128), WG_ROW(64)};
-template <class T> WgKern pick(int bn, bool b_k) {
+// The kernels by schedule, tile width and layout (kk, kn, mk, mn), as
+// src/gemm/tiles.rs lists them.
+#define WG_LAY(kind, BN, dt) {mm_##kind##BN##_##dt##_kk, mm_##kind##BN##_##dt##_kn, mm_##kind##BN##_##dt##_mk, mm_##kind##BN##_##dt##_mn}
+static const WgKern coop[2][3][4] = {{WG_LAY(wg, 256, bf16), WG_LAY(wg, 128, bf16), WG_LAY(wg, 64, bf16)},
+                                     {WG_LAY(wg, 256, f16), WG_LAY(wg, 128, f16), WG_LAY(wg, 64, f16)}};
+static const WgKern pingpong[2][2][4] = {{WG_LAY(wgp, 128, bf16), WG_LAY(wgp, 64, bf16)}, {WG_LAY(wgp, 128, f16), WG_LAY(wgp, 64, f16)}};
+static const WgKern tf32_kk[3] = {mm_wg256_tf32_kk, mm_wg128_tf32_kk, mm_wg64_tf32_kk};
+template <class T> WgKern pick(int bn, bool pp, bool a_k, bool b_k) {
   const int w = bn == 256 ? 0 : bn == 128 ? 1 : 2;
-  const int v = std::is_same<T, float>::value ? 4 : (std::is_same<T, __half>::value ? 2 : 0) + !b_k;
-  return kernels_by_width[w][v];
+  if (std::is_same<T, float>::value) return tf32_kk[w];
+  const int dt = std::is_same<T, __half>::value, lay = (!a_k) * 2 + !b_k;
+  return pp ? pingpong[dt][w - 1][lay] : coop[dt][w][lay];
 }
 
+// One product on the Hopper kernel as src/gemm/sm90.rs runs it: a K- or
+// M-contiguous, b K- or N-contiguous (rows padded to 16 bytes), `blocks`
+// persistent blocks, split-K partials summed as mm_splitk_reduce does.
 template <class T>
-void run_case(int bn, bool b_k, int batch, int M, int K, int N, double u_out, double u_in = 0, int splits = 1) {
-  const WgKern kern = pick<T>(bn, b_k);
+void run_case(int bn, bool pp, bool a_k, bool b_k, int batch, int M, int K, int N, double u_out, double u_in = 0, int splits = 1, unsigned blocks = 2) {
+  const WgKern kern = pick<T>(bn, pp, a_k, b_k);
   std::mt19937 rng(M * 7 + K * 13 + N + batch); std::normal_distribution<float> nd;
   auto rup = [](int x) { return (x + 7) / 8 * 8; };
-  int64_t sak = 1, sam = rup(K), sab = (int64_t)M * sam;
-  int64_t sbk, sbn, sbb;
+  int64_t sak, sam, sab, sbk, sbn, sbb;
+  if (a_k) { sak = 1; sam = rup(K); sab = (int64_t)M * sam; } else { sam = 1; sak = rup(M); sab = (int64_t)K * sak; }
   if (b_k) { sbk = 1; sbn = rup(K); sbb = (int64_t)N * sbn; } else { sbn = 1; sbk = rup(N); sbb = (int64_t)K * sbk; }
   std::vector<T> A(batch * sab + 8), B(batch * sbb + 8), C((size_t)batch * M * N, fromf<T>(NAN));
   for (auto& x : A) x = fromf<T>(nd(rng)); for (auto& x : B) x = fromf<T>(nd(rng));
   GemmParams p{}; p.a = A.data(); p.b = B.data(); p.c = C.data(); p.M = M; p.N = N; p.K = K;
   p.sam = sam; p.sak = sak; p.sbk = sbk; p.sbn = sbn; p.scm = N; p.scn = 1; p.sab = sab; p.sbb = sbb; p.scb = (int64_t)M * N; p.batch = batch;
-  // split-K as src/ops/matmul.rs split_k: whole k-tiles per split, float32 partials.
+  // split-K as src/gemm/plan.rs split_k: whole k-tiles per split, float32 partials.
   const int kt = 128 / (int)sizeof(T), chunk = ((K + splits - 1) / splits + kt - 1) / kt * kt;
   p.splits = splits > 1 ? (K + chunk - 1) / chunk : 1; p.k_chunk = p.splits > 1 ? chunk : K;
   std::vector<float> ws((size_t)batch * p.splits * M * N, NAN);
   p.ws = ws.data();
-  // as src/ops/matmul/sm90.rs
+  // as src/gemm/sm90.rs launch
   const int es = sizeof(T), bk = 128 / es;
   auto bstride = [&](int64_t s, uint64_t span) -> uint64_t { return batch == 1 ? ((span * es + 15) / 16) * 16 : (uint64_t)s * es; };
-  CUtensorMap ta = make_map(A.data(), K, M, batch, sam * es, bstride(sab, (uint64_t)M * sam), bk, 128, es);
+  CUtensorMap ta = a_k ? make_map(A.data(), K, M, batch, sam * es, bstride(sab, (uint64_t)M * sam), bk, 128, es)
+                       : make_map(A.data(), M, K, batch, sak * es, bstride(sab, (uint64_t)K * sak), 64, bk, es);
   CUtensorMap tb = b_k ? make_map(B.data(), K, N, batch, sbn * es, bstride(sbb, (uint64_t)N * sbn), bk, bn, es)
                        : make_map(B.data(), N, K, batch, sbk * es, bstride(sbb, (uint64_t)K * sbk), 64, bk, es);
-  // Persistent blocks (as src/ops/matmul/sm90.rs, with 2 "SMs"): each block walks several tiles and batches.
   unsigned tiles = (unsigned)(((M + 127) / 128) * ((N + bn - 1) / bn) * batch * p.splits);
-  launch(kern, tiles < 2 ? tiles : 2, 1, ta, tb, p);
+  launch(kern, tiles < blocks ? tiles : blocks, 1, ta, tb, p);
   if (p.splits > 1)  // mm_splitk_reduce
     for (int bz = 0; bz < batch; ++bz) for (size_t e = 0; e < (size_t)M * N; ++e) {
       float acc = 0; for (int s = 0; s < p.splits; ++s) acc += ws[((size_t)bz * p.splits + s) * M * N + e];
@@ -101,12 +109,13 @@ void run_case(int bn, bool b_k, int batch, int M, int K, int N, double u_out, do
   int bad = 0;
   for (int bz = 0; bz < batch; ++bz) for (int i = 0; i < M; ++i) for (int j = 0; j < N; ++j) {
     double ref = 0, mag = 0;
-    for (int k = 0; k < K; ++k) { double x = tof(A[bz * sab + i * sam + k]), y = tof(B[bz * sbb + k * sbk + j * sbn]); ref += x * y; mag += fabs(x * y); }
+    for (int k = 0; k < K; ++k) { double x = tof(A[bz * sab + i * sam + k * sak]), y = tof(B[bz * sbb + k * sbk + j * sbn]); ref += x * y; mag += fabs(x * y); }
     double out = tof(C[(size_t)bz * M * N + (size_t)i * N + j]);
     if (!(fabs(out - ref) <= mag * (2 * K * 6e-8 + 2 * u_in + u_in * u_in) + fabs(ref) * u_out * 1.01 + 1e-30)) { if (bad < 3) fprintf(stderr, "  [%d,%d,%d] %g vs %g\n", bz, i, j, out, ref); ++bad; }
   }
   ++cases;
-  printf("%s %s wg%d b%d %dx%dx%d/%d: %s\n", std::is_same<T, float>::value ? "tf32" : std::is_same<T, __half>::value ? "f16" : "bf16", b_k ? "k" : "n", bn, batch, M, K, N, (int)p.splits, bad ? "FAIL" : "ok");
+  printf("%s %s%d %c%c b%d %dx%dx%d/%d blocks %u: %s\n", std::is_same<T, float>::value ? "tf32" : std::is_same<T, __half>::value ? "f16" : "bf16",
+         pp ? "wgp" : "wg", bn, a_k ? 'k' : 'm', b_k ? 'k' : 'n', batch, M, K, N, (int)p.splits, blocks, bad ? "FAIL" : "ok");
   if (bad) ++fails;
   fflush(stdout);
 }
@@ -158,27 +167,46 @@ void run_case_reg(int bn, int batch, int M, int K, int N, int splits = 1) {
   fflush(stdout);
 }
 
-int main() {
-  int shapes[][4] = {{1, 1, 1, 1}, {1, 128, 64, 256}, {1, 130, 72, 300}, {2, 70, 100, 260}, {1, 200, 330, 513}, {3, 130, 64, 260}};
+int main(int argc, char** argv) {
+  const bool big = argc > 1 && std::string(argv[1]) == "big";
+  const double ubf = 1.0 / 256, uh = 1.0 / 2048, utf = 1.0 / (1 << 24);
+  // Cooperative tiles: every width, both 16-bit types, each layout at least
+  // once per width; edges in M, N and K; batches.
+  int shapes[][4] = {{1, 1, 1, 1}, {1, 130, 72, 300}, {2, 70, 100, 260}, {1, 200, 330, 513}};
+  int l = 0;
   for (int bn : {256, 128, 64})
-    for (auto& s : shapes)
-      for (int bk = 0; bk < 2; ++bk) {
-        if (bn != 256 && s[0] * s[1] * s[3] > 70000) continue;  // the wide cases again, but narrower: keep the run short
-        run_case<__nv_bfloat16>(bn, bk, s[0], s[1], s[2], s[3], 1.0 / 256);
-        run_case<__half>(bn, bk, s[0], s[1], s[2], s[3], 1.0 / 2048);
-        // tf32: K-major B only; inputs truncated to 10 mantissa bits.
-        if (bk) run_case<float>(bn, true, s[0], s[1], s[2], s[3], 1.0 / (1 << 24), 1.0 / 1024);
+    for (auto& s : shapes) {
+      if (!big && bn != 256 && s[0] * s[1] * s[3] > 70000) continue;
+      for (int rep = 0; rep < (big ? 4 : 1); ++rep, ++l) {
+        const bool a_k = (l & 2) == 0, b_k = (l & 1) == 0;
+        run_case<__nv_bfloat16>(bn, false, a_k, b_k, s[0], s[1], s[2], s[3], ubf);
+        run_case<__half>(bn, false, !a_k, b_k, s[0], s[1], s[2], s[3], uh);
+        // tf32: K-major operands only; inputs truncated to 10 mantissa bits.
+        run_case<float>(bn, false, true, true, s[0], s[1], s[2], s[3], utf, 1.0 / 1024);
       }
+    }
+  // Ping-pong: several tiles per block, so the consumers alternate (one
+  // block: every tile; two: interleaved), every layout.
+  for (int bn : {128, 64})
+    for (int lay = 0; lay < 4; ++lay) {
+      const bool a_k = lay < 2, b_k = lay % 2 == 0;
+      run_case<__nv_bfloat16>(bn, true, a_k, b_k, 1, 300, 136, 200, ubf, 0, 1, lay % 2 ? 1 : 2);
+      if (big || lay == 3) run_case<__half>(bn, true, a_k, b_k, 2, 129, 70, 130, uh, 0, 1, 3);
+    }
+  run_case<__nv_bfloat16>(64, true, true, true, 1, 1, 1, 1, ubf);
   // Split-K (persistent blocks walking splits and batches).
-  run_case<__nv_bfloat16>(256, false, 2, 130, 300, 260, 1.0 / 256, 0, 3);
-  run_case<__half>(256, true, 1, 200, 330, 513, 1.0 / 2048, 0, 4);
-  run_case<float>(256, true, 2, 70, 100, 260, 1.0 / (1 << 24), 1.0 / 1024, 2);
-  run_case<__nv_bfloat16>(64, false, 2, 130, 300, 260, 1.0 / 256, 0, 3);
-  run_case<__half>(128, true, 1, 200, 330, 513, 1.0 / 2048, 0, 4);
+  run_case<__nv_bfloat16>(256, false, true, false, 2, 130, 300, 260, ubf, 0, 3);
+  run_case<__half>(128, false, false, true, 1, 200, 330, 513, uh, 0, 4);
+  run_case<float>(256, false, true, true, 2, 70, 100, 260, utf, 1.0 / 1024, 2);
+  run_case<__nv_bfloat16>(64, true, false, false, 2, 130, 300, 260, ubf, 0, 3);
+  run_case<__half>(128, true, true, true, 1, 200, 330, 513, uh, 0, 4, 1);
   // Register-A tf32: every width, edges in M, N and K, batches, split-K.
-  int reg_shapes[][4] = {{1, 1, 1, 1}, {1, 128, 64, 256}, {1, 130, 72, 300}, {2, 70, 100, 260}, {1, 17, 40, 129}};
+  int reg_shapes[][4] = {{1, 1, 1, 1}, {1, 130, 72, 300}, {2, 70, 100, 260}, {1, 17, 40, 129}};
   for (int bn : {256, 128, 64})
-    for (auto& s : reg_shapes) run_case_reg(bn, s[0], s[1], s[2], s[3]);
+    for (auto& s : reg_shapes) {
+      if (!big && bn != 128 && s[1] > 100) continue;
+      run_case_reg(bn, s[0], s[1], s[2], s[3]);
+    }
   run_case_reg(128, 2, 130, 300, 260, 3);
   run_case_reg(64, 1, 200, 330, 513, 4);
   printf("%d cases, %d failures\n", cases, fails);

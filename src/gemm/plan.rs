@@ -1,0 +1,468 @@
+//! Planning: which kernel, tile, split count and staging copies run a
+//! product. Pure functions of the shape, layout, device figures and the
+//! `MYNS_MATMUL_KERNEL` override, tested below; the launch code in
+//! `mod.rs`, `sm90.rs` and `skinny.rs` only carries plans out.
+
+use super::tiles::{Tile, WgTile, SKINNY_CLUSTERS, SKINNY_MAX_M, SKINNY_NW, SKINNY_WARPS, WG, WGP, WG_BM, WG_BK_BYTES};
+
+/// Ceiling division of non-negative numbers.
+pub(crate) fn cdiv(a: i64, b: i64) -> i64 {
+    (a + b - 1) / b
+}
+
+/// What `MYNS_MATMUL_KERNEL` asks for (testing and tuning).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Force {
+    /// The automatic choice, with or without the Hopper kernels (wgmma and
+    /// the skinny kernel).
+    Auto { hopper: bool },
+    Generic,
+    /// A named kernel or tile, optionally with a split count (`64/3`,
+    /// `wg128/2`, `skinny/4`: for the skinny kernel, blocks per cluster).
+    Tile(String, Option<i64>),
+}
+
+/// Parses an override value (`None`: unset).
+pub(crate) fn parse_force(v: Option<&str>) -> Force {
+    match v.map(str::trim) {
+        None | Some("" | "auto" | "auto+wg") => Force::Auto { hopper: true },
+        Some("nowg") => Force::Auto { hopper: false },
+        Some("generic") => Force::Generic,
+        Some(s) => {
+            let (name, splits) = match s.split_once('/') {
+                Some((n, k)) => (n, k.trim().parse().ok()),
+                None => (s, None),
+            };
+            Force::Tile(name.trim().to_string(), splits)
+        }
+    }
+}
+
+/// How a fast kernel can read one operand with `rows` rows (m for a, n for
+/// b), reduction length `k`, element strides `sr`/`sk`/`sbatch`, first
+/// element at byte address `ptr`, `elem` bytes per element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// K-contiguous, rows (and batches, and the start) 16-byte aligned.
+    KMajor,
+    /// Rows-contiguous (M or N), k-lines 16-byte aligned.
+    MnMajor,
+    /// K-contiguous but misaligned: a same-orientation padded copy fixes it.
+    KUnaligned,
+    /// Rows-contiguous but misaligned: likewise.
+    MnUnaligned,
+    /// Neither dimension has unit stride: a gathering copy to K-major.
+    Strided,
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn operand_layout(ptr: usize, batch: i64, rows: i64, k: i64, sbatch: i64, sr: i64, sk: i64, elem: i64) -> Layout {
+    let vec = 16 / elem;
+    let aligned = |stride: i64, len: i64| len <= 1 || stride % vec == 0;
+    let base_ok = ptr.is_multiple_of(16) && aligned(sbatch, batch);
+    if sk == 1 || k == 1 {
+        if base_ok && aligned(sr, rows) {
+            Layout::KMajor
+        } else {
+            Layout::KUnaligned
+        }
+    } else if sr == 1 || rows == 1 {
+        if base_ok && aligned(sk, k) {
+            Layout::MnMajor
+        } else {
+            Layout::MnUnaligned
+        }
+    } else {
+        Layout::Strided
+    }
+}
+
+/// `(splits, k_chunk)` cutting `k` into at most `splits` ranges that are
+/// multiples of `bk`.
+pub(crate) fn split_k(k: i64, splits: i64, bk: i64) -> (i64, i64) {
+    let splits = splits.clamp(1, k.max(1));
+    let chunk = (cdiv(cdiv(k, splits), bk) * bk).max(bk);
+    (cdiv(k, chunk).max(1), chunk)
+}
+
+/// Split count that brings `blocks` up to about `target`, keeping at least
+/// `min_k` of K per split.
+pub(crate) fn auto_splits(blocks: i64, target: i64, k: i64, min_k: i64) -> i64 {
+    if blocks >= target {
+        return 1;
+    }
+    cdiv(target, blocks.max(1)).min((k / min_k).max(1)).min(32)
+}
+
+pub(crate) fn tiles_of(t: &Tile, m: i64, n: i64, batch: i64) -> i64 {
+    cdiv(m, t.bm) * cdiv(n, t.bn) * batch
+}
+
+/// Index into `tiles` of the tile with the shortest modelled time for an
+/// `m x n` output (ignoring the 16-row tile), and its split count.
+pub(crate) fn choose_tile(tiles: &[Tile], m: i64, n: i64, k: i64, batch: i64, sms: i64) -> (usize, i64) {
+    let mut best = (0, f64::INFINITY);
+    for (i, t) in tiles.iter().enumerate().filter(|(_, t)| t.bm > 16) {
+        let count = tiles_of(t, m, n, batch);
+        let waves = cdiv(count, sms * t.per_sm) as f64;
+        let time = waves * (t.bm * t.bn * t.per_sm) as f64 / t.eff;
+        if time < best.1 * 0.999 {
+            best = (i, time);
+        }
+    }
+    let t = &tiles[best.0];
+    let count = tiles_of(t, m, n, batch);
+    let splits = if count < sms { auto_splits(count, sms * t.per_sm, k, 4 * t.bk.max(64)) } else { 1 };
+    (best.0, splits)
+}
+
+/// The automatic mma.sync / CUDA-core tile (index into `tiles`, whose last
+/// entry is the 16-row tile) and split count.
+pub(crate) fn small_kernel_choice(tiles: &[Tile], m: i64, n: i64, k: i64, batch: i64, sms: i64, simt: bool) -> (usize, i64) {
+    let last = tiles.len() - 1;
+    if m <= 16 {
+        let count = tiles_of(&tiles[last], m, n, batch);
+        return (last, auto_splits(count, 2 * sms * tiles[last].per_sm, k, 256));
+    }
+    if simt {
+        // The 128 tile where it fills the SMs; else 64 x 64 tiles split over
+        // K towards three blocks per SM (a CUDA-core tile has little reuse to
+        // lose, and small problems otherwise leave most SMs idle: on the
+        // H100, M = 128, K = N = 4096 ran at 0.21 of cuBLAS on the 128 tile,
+        // 0.54 on 64 x 64 in 2 splits, 0.66 in 4).
+        if tiles_of(&tiles[0], m, n, batch) >= sms {
+            return (0, 1);
+        }
+        let small = tiles.iter().position(|t| t.name == "64").unwrap_or(0);
+        let count = tiles_of(&tiles[small], m, n, batch);
+        return (small, auto_splits(count, 3 * sms, k, 64));
+    }
+    choose_tile(tiles, m, n, k, batch, sms)
+}
+
+/// The forced mma.sync / CUDA-core tile `name`, if this table has it.
+pub(crate) fn forced_tile(tiles: &[Tile], name: &str, splits: Option<i64>) -> Option<(usize, i64)> {
+    tiles.iter().position(|t| t.name == name).map(|i| (i, splits.unwrap_or(1)))
+}
+
+/// A Hopper kernel plan: the tile, split count, and whether A goes through
+/// registers (TF32 with an M-contiguous A).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct WgPlan {
+    pub tile: WgTile,
+    pub splits: i64,
+    pub a_reg: bool,
+}
+
+/// Elements of K per Hopper k-tile.
+pub(crate) fn wg_bk(elem: i64) -> i64 {
+    WG_BK_BYTES / elem
+}
+
+/// The Hopper tile named `wg256`, `wgp128`, ...; `wg` / `wgp` alone: `auto`.
+fn wg_named(name: &str, auto: WgTile) -> Option<WgTile> {
+    let (list, width) = if let Some(w) = name.strip_prefix("wgp") {
+        (&WGP[..], w)
+    } else {
+        (&WG[..], name.strip_prefix("wg")?)
+    };
+    if width.is_empty() {
+        return Some(if list[0].pingpong == auto.pingpong { auto } else { list[0] });
+    }
+    let bn: i64 = width.parse().ok()?;
+    list.iter().copied().find(|t| t.bn == bn)
+}
+
+/// Cooperative tile count of the product on `bn`-wide tiles.
+fn wg_tiles(m: i64, n: i64, batch: i64, bn: i64) -> i64 {
+    cdiv(m, WG_BM) * cdiv(n, bn) * batch
+}
+
+/// Modelled time of a persistent Hopper launch on `t` with `splits` K
+/// ranges, in multiply-adds of one SM at the tensor cores' peak: whole waves
+/// of tiles over the SMs, each tile's time its multiply-adds over the tile's
+/// relative efficiency plus a fixed per-tile cost (pipeline fill and the
+/// epilogue, which ping-pong partly hides); at least the time to read the
+/// operands from memory once (small M is memory-bound); plus, for split K,
+/// the float32 partials written and read back and the reduction's launch.
+/// One byte of memory traffic costs about 1.2 such units on the H100
+/// (3.7e12 multiply-adds per SM per second against 3 TB/s). Efficiencies
+/// from the H100 sweeps (bf16, `bench/explore`).
+pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i64, sms: i64, elem: i64) -> f64 {
+    const UNITS_PER_BYTE: f64 = 1.2;
+    const LAUNCH: f64 = 3.7e6 * 3.0; // about 3 us
+    let tiles = wg_tiles(m, n, batch, t.bn) * splits;
+    let eff = match (t.bn, t.pingpong) {
+        (256, _) => 1.0,
+        (128, false) => 0.80,
+        (128, true) => 0.86,
+        (_, false) => 0.55,
+        (_, true) => 0.60,
+    };
+    let k_per = cdiv(k, splits) as f64;
+    let fixed = if t.pingpong { 96.0 } else { 160.0 };
+    let per_tile = (WG_BM * t.bn) as f64 * (k_per + fixed) / eff;
+    let compute = cdiv(tiles, sms) as f64 * per_tile;
+    let bytes = ((m * k + k * n) * elem + m * n * elem) as f64 * batch as f64;
+    let mut time = compute.max(bytes * UNITS_PER_BYTE);
+    if splits > 1 {
+        time += (m * n * batch * splits * 8) as f64 * UNITS_PER_BYTE + LAUNCH;
+    }
+    time
+}
+
+/// The automatic Hopper plan for 16-bit types (and TF32's K-major copies,
+/// which have no ping-pong kernels: `elem` 4): the tile and split count with
+/// the least modelled time, or `None` where the mma.sync kernels are
+/// expected to do better (few rows).
+pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64) -> Option<WgPlan> {
+    if m <= 16 || k < wg_bk(elem) {
+        return None;
+    }
+    let pingpong = if elem == 4 { &[][..] } else { &WGP[..] };
+    let mut best: Option<(f64, WgPlan)> = None;
+    for t in WG.iter().chain(pingpong.iter()) {
+        let count = wg_tiles(m, n, batch, t.bn);
+        let max_splits = if count >= sms { 1 } else { (sms / count).clamp(1, 16).min((k / 2048).max(1)) };
+        for splits in 1..=max_splits {
+            let c = wg_cost(t, m, n, k, batch, splits, sms, elem);
+            if best.as_ref().is_none_or(|(b, _)| c < *b * 0.999) {
+                best = Some((c, WgPlan { tile: *t, splits, a_reg: false }));
+            }
+        }
+    }
+    best.map(|(_, p)| p)
+}
+
+/// The Hopper plan for a forced name (`wg`, `wg256`, `wgp128`, ...), or
+/// `None` when the name is not a Hopper tile.
+pub(crate) fn wg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64) -> Option<WgPlan> {
+    let auto = wg_auto(m, n, k, batch, elem, sms).map(|p| p.tile).unwrap_or(WG[WG.len() - 1]);
+    let tile = wg_named(name, auto)?;
+    if tile.pingpong && elem == 4 {
+        return None; // no ping-pong TF32 kernels
+    }
+    Some(WgPlan { tile, splits: splits.unwrap_or(1), a_reg: false })
+}
+
+/// The TF32 register-A plan (c^T = b^T a^T, A = b^T M-contiguous): here b
+/// is the large operand when M is small (prefill, M = 128): a tile as wide
+/// as all of M reads it once, and K is split (at least 1024 per range)
+/// until the blocks fill the SMs (on the H100, M = 128, K = N = 4096: 0.86
+/// to 0.89 of cuBLAS on 128-wide tiles in 4 splits, 0.65 unsplit, 0.46 on
+/// 256-wide ones). Problems that would then still leave most SMs idle, and
+/// wider ones, take the widths that make blocks for 3/4 of the SMs.
+/// `m`, `n` are those of the transposed problem.
+pub(crate) fn wg_reg(m: i64, n: i64, k: i64, batch: i64, sms: i64) -> WgPlan {
+    let tiles = |bn: i64| wg_tiles(m, n, batch, bn);
+    let splits_for = |count: i64| if 2 * count >= sms { 1 } else { (sms / count).min(k / 1024).max(1) };
+    let bn = match WG.iter().rev().find(|t| t.bn >= n) {
+        Some(t) if 2 * tiles(t.bn) * splits_for(tiles(t.bn)) >= sms => t.bn,
+        _ => WG.iter().find(|t| 4 * tiles(t.bn) >= 3 * sms).unwrap_or(&WG[WG.len() - 1]).bn,
+    };
+    let tile = *WG.iter().find(|t| t.bn == bn).unwrap_or(&WG[0]);
+    WgPlan { tile, splits: splits_for(tiles(bn)), a_reg: true }
+}
+
+/// The forced register-A plan (`wgr`, `wgr256`, ...).
+pub(crate) fn wg_reg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64, batch: i64, sms: i64) -> Option<WgPlan> {
+    let auto = wg_reg(m, n, k, batch, sms);
+    match name.strip_prefix("wgr")? {
+        "" => Some(WgPlan { splits: splits.unwrap_or(auto.splits), ..auto }),
+        width => {
+            let bn: i64 = width.parse().ok()?;
+            let tile = *WG.iter().find(|t| t.bn == bn)?;
+            Some(WgPlan { tile, splits: splits.unwrap_or(1), a_reg: true })
+        }
+    }
+}
+
+/// A skinny-kernel plan: blocks per cluster (each a K range), K per block,
+/// and 8-row blocks of m (1 or 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SkinnyPlan {
+    pub ranks: i64,
+    pub k_chunk: i64,
+    pub mt: i64,
+}
+
+/// The skinny kernel for `m <= 16` rows: the smallest cluster size that
+/// brings the blocks (64-column strips, per batch, times the cluster) to
+/// 1.5 per SM (two fit), keeping at least 64 of K per warp (512 per block);
+/// else the largest such. `forced_ranks` overrides (rounded up to a size
+/// the kernel takes).
+pub(crate) fn skinny_plan(m: i64, n: i64, k: i64, batch: i64, sms: i64, forced_ranks: Option<i64>) -> Option<SkinnyPlan> {
+    if m > SKINNY_MAX_M || m < 1 || k < 1 {
+        return None;
+    }
+    let strips = cdiv(n, SKINNY_NW) * batch.min(65_535);
+    let target = 3 * sms / 2;
+    let ranks = match forced_ranks {
+        Some(r) => *SKINNY_CLUSTERS.iter().find(|&&c| c >= r).unwrap_or(&SKINNY_CLUSTERS[SKINNY_CLUSTERS.len() - 1]),
+        None => SKINNY_CLUSTERS
+            .iter()
+            .copied()
+            .take_while(|&c| c == 1 || k / c >= SKINNY_WARPS * 64)
+            .find(|&c| strips * c >= target)
+            .unwrap_or_else(|| SKINNY_CLUSTERS.iter().copied().take_while(|&c| c == 1 || k / c >= SKINNY_WARPS * 64).last().unwrap_or(1)),
+    };
+    let k_chunk = cdiv(cdiv(k, ranks), 32) * 32;
+    Some(SkinnyPlan { ranks, k_chunk, mt: cdiv(m, 8) })
+}
+
+/// Shared memory of a skinny launch: the warps' partial sums.
+pub(crate) fn skinny_smem(mt: i64) -> u32 {
+    (SKINNY_WARPS * mt * 8 * SKINNY_NW * 4) as u32
+}
+
+/// Dynamic shared memory of a tensor-core tile (matmul_tc.cu `TcTile`).
+pub(crate) fn tc_smem(t: &Tile, elem: i64, a_k: bool, b_k: bool) -> u32 {
+    let vec = 16 / elem;
+    let a = if a_k { t.bm * (t.bk + vec) } else { t.bk * (t.bm + 8) };
+    let b = if b_k { t.bn * (t.bk + vec) } else { t.bk * (t.bn + 8) };
+    (t.stages * (a + b) * elem) as u32
+}
+
+/// Dynamic shared memory of a CUDA-core tile (matmul_simt.cu `simt_gemm`).
+pub(crate) fn simt_smem(t: &Tile) -> u32 {
+    (2 * t.bk * ((t.bm + 4) + (t.bn + 4)) * 4) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gemm::tiles::{self, SIMT, TC_HALF};
+
+    #[test]
+    fn generated_tables_name_every_tile() {
+        let h = tiles::header();
+        for t in TC_HALF.iter().chain(SIMT.iter()) {
+            assert!(h.contains(&format!("X({}, {}, {}, {}", t.name, t.bm, t.bn, t.bk)));
+        }
+        for t in WG.iter().chain(WGP.iter()) {
+            assert!(h.contains(&format!("X({}, {})", t.bn, t.stages)));
+        }
+        let r = tiles::rust_kernels();
+        for name in ["mm_tc_f16_256_kk", "mm_simt_f32_16_mn", "mm_wg256_bf16_mn", "mm_wgp128_f16_mk", "mm_wgr64_tf32", "mm_skinny_bf16_ne_m2"] {
+            assert!(r.contains(&format!("\"{name}\"")), "{name}");
+        }
+    }
+
+    const SMS: i64 = 132;
+
+    #[test]
+    fn force_parsing() {
+        assert_eq!(parse_force(None), Force::Auto { hopper: true });
+        assert_eq!(parse_force(Some(" auto ")), Force::Auto { hopper: true });
+        assert_eq!(parse_force(Some("nowg")), Force::Auto { hopper: false });
+        assert_eq!(parse_force(Some("generic")), Force::Generic);
+        assert_eq!(parse_force(Some("wg128/3")), Force::Tile("wg128".into(), Some(3)));
+        assert_eq!(parse_force(Some("skinny")), Force::Tile("skinny".into(), None));
+        assert_eq!(parse_force(Some("64/x")), Force::Tile("64".into(), None));
+    }
+
+    #[test]
+    fn layouts() {
+        // bf16 [4096, 4096] row-major: K-major; a transposed view: MN-major.
+        assert_eq!(operand_layout(256, 1, 4096, 4096, 0, 4096, 1, 2), Layout::KMajor);
+        assert_eq!(operand_layout(256, 1, 4096, 4096, 0, 1, 4096, 2), Layout::MnMajor);
+        // Row stride 4095: misaligned; an odd start likewise.
+        assert_eq!(operand_layout(256, 1, 4096, 4095, 0, 4095, 1, 2), Layout::KUnaligned);
+        assert_eq!(operand_layout(258, 1, 4096, 4096, 0, 4096, 1, 2), Layout::KUnaligned);
+        assert_eq!(operand_layout(256, 1, 4095, 4096, 0, 1, 4095, 2), Layout::MnUnaligned);
+        // Batch stride misaligned only matters with more than one batch.
+        assert_eq!(operand_layout(256, 2, 3, 8, 25, 8, 1, 2), Layout::KUnaligned);
+        assert_eq!(operand_layout(256, 1, 3, 8, 25, 8, 1, 2), Layout::KMajor);
+        // Neither stride 1.
+        assert_eq!(operand_layout(256, 1, 8, 8, 0, 16, 2, 2), Layout::Strided);
+        // One row or one k: the other stride is free.
+        assert_eq!(operand_layout(256, 1, 1, 64, 0, 7, 1, 2), Layout::KMajor);
+        // float32: 4 per 16 bytes.
+        assert_eq!(operand_layout(256, 1, 10, 12, 0, 12, 1, 4), Layout::KMajor);
+        assert_eq!(operand_layout(256, 1, 10, 10, 0, 10, 1, 4), Layout::KUnaligned);
+    }
+
+    #[test]
+    fn split_k_ranges_cover_k() {
+        for k in [1, 31, 32, 33, 1000, 4096, 14336] {
+            for s in [1, 2, 3, 7, 64] {
+                for bk in [16, 32, 64] {
+                    let (splits, chunk) = split_k(k, s, bk);
+                    assert!(splits >= 1 && splits <= s.max(1));
+                    assert_eq!(chunk % bk, 0);
+                    assert!(splits * chunk >= k && (splits - 1) * chunk < k, "k {k} s {s} bk {bk}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn mma_tiles() {
+        // Big problems take the 256 tile unsplit; small ones a narrower tile, split.
+        assert_eq!(choose_tile(&TC_HALF, 4096, 4096, 4096, 1, SMS), (0, 1));
+        let (i, s) = choose_tile(&TC_HALF, 256, 256, 4096, 1, SMS);
+        assert!(TC_HALF[i].bm <= 128 && s > 1);
+        // At most 16 rows: the 16-row tile, split to fill the GPU.
+        let (i, s) = small_kernel_choice(&TC_HALF, 16, 4096, 4096, 1, SMS, false);
+        assert_eq!(TC_HALF[i].bm, 16);
+        assert!(s > 1);
+        let (i, s) = small_kernel_choice(&SIMT, 128, 4096, 4096, 1, SMS, true);
+        assert_eq!((SIMT[i].name, s), ("64", 4));
+        assert_eq!(forced_tile(&TC_HALF, "64", Some(3)), Some((2, 3)));
+        assert_eq!(forced_tile(&TC_HALF, "wg", None), None);
+    }
+
+    #[test]
+    fn hopper_tiles() {
+        // Large squares: a 256-wide cooperative tile, no split.
+        let p = wg_auto(8192, 8192, 8192, 1, 2, SMS).unwrap();
+        assert_eq!((p.tile.bn, p.splits), (256, 1));
+        // Few rows: the mma.sync kernels (or the skinny one) instead.
+        assert_eq!(wg_auto(16, 4096, 4096, 1, 2, SMS), None);
+        // Small squares: narrow tiles, so that more SMs work.
+        let p = wg_auto(512, 512, 512, 1, 2, SMS).unwrap();
+        assert!(p.tile.bn <= 128, "{p:?}");
+        // Every plan's tiles exist in the tables.
+        for (m, n, k) in [(128, 4096, 4096), (128, 14336, 4096), (2048, 2048, 2048), (3000, 2000, 1000), (4096, 4088, 4096)] {
+            let p = wg_auto(m, n, k, 1, 2, SMS).unwrap();
+            assert!(WG.contains(&p.tile) || WGP.contains(&p.tile));
+            assert!(p.splits >= 1 && p.splits <= 16);
+        }
+        assert_eq!(wg_forced("wgp128", Some(2), 512, 512, 512, 1, 2, SMS).map(|p| (p.tile, p.splits)), Some((WGP[0], 2)));
+        assert_eq!(wg_forced("wg64", None, 512, 512, 512, 1, 2, SMS).map(|p| p.tile.bn), Some(64));
+        assert_eq!(wg_forced("wg96", None, 512, 512, 512, 1, 2, SMS), None);
+        assert_eq!(wg_forced("128", None, 512, 512, 512, 1, 2, SMS), None);
+        // The tiles fit the H100's shared memory and the 64-wide MN-major boxes.
+        assert!(WG.iter().chain(WGP.iter()).all(|t| t.smem() <= 227 * 1024 && t.bn % 64 == 0));
+    }
+
+    #[test]
+    fn tf32_register_a() {
+        // M = 128 prefill as c^T: m' = N = 4096, n' = 128: 128-wide tiles, split.
+        let p = wg_reg(4096, 128, 4096, 1, SMS);
+        assert_eq!((p.tile.bn, p.splits, p.a_reg), (128, 4, true));
+        let p = wg_reg_forced("wgr64", None, 4096, 128, 4096, 1, SMS).unwrap();
+        assert_eq!((p.tile.bn, p.splits), (64, 1));
+        assert_eq!(wg_reg_forced("wg64", None, 4096, 128, 4096, 1, SMS), None);
+    }
+
+    #[test]
+    fn skinny_plans() {
+        // Decode against 4096 x 4096: 64 strips, 4 blocks per cluster -> 256 blocks.
+        let p = skinny_plan(1, 4096, 4096, 1, SMS, None).unwrap();
+        assert_eq!((p.ranks, p.k_chunk, p.mt), (4, 1024, 1));
+        // Wide N needs no cluster.
+        assert_eq!(skinny_plan(16, 14336, 4096, 1, SMS, None).unwrap().ranks, 1);
+        assert_eq!(skinny_plan(16, 4096, 14336, 1, SMS, None).unwrap().ranks, 4);
+        assert_eq!(skinny_plan(16, 128256, 4096, 1, SMS, None).unwrap(), SkinnyPlan { ranks: 1, k_chunk: 4096, mt: 2 });
+        // Short K keeps at least 512 per block.
+        assert_eq!(skinny_plan(1, 64, 1000, 1, SMS, None).unwrap().ranks, 1);
+        assert_eq!(skinny_plan(1, 64, 600, 1, SMS, Some(3)).unwrap().ranks, 4);
+        assert_eq!(skinny_plan(17, 64, 600, 1, SMS, None), None);
+        for (m, n, k) in [(1, 1, 1), (9, 3000, 70), (16, 64, 100_000)] {
+            let p = skinny_plan(m, n, k, 1, SMS, None).unwrap();
+            assert!(p.k_chunk % 32 == 0 && p.k_chunk * p.ranks >= k && SKINNY_CLUSTERS.contains(&p.ranks));
+            assert!(skinny_smem(p.mt) <= 48 * 1024);
+        }
+    }
+}

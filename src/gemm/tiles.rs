@@ -1,0 +1,206 @@
+// The GEMM kernels' parameter tables, defined once. build.rs `include!`s
+// this file and writes from it `gemm_tiles.h` (X-macro lists that the .cu
+// files instantiate their kernels from) and `gemm_kernels.rs` (the Rust
+// handles of those kernels, by name); the planner in `src/gemm` sizes
+// launches from the same constants. tests/matmul_emulation builds the header
+// the same way (gen_tiles.rs).
+//
+// Only `const` data and plain string building here: the file must compile
+// inside build.rs, where no crate module exists.
+
+/// An mma.sync (kernels/matmul_tc.cu) or CUDA-core (kernels/matmul_simt.cu)
+/// block tile.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tile {
+    /// The tile's name in kernel names and in `MYNS_MATMUL_KERNEL`.
+    pub name: &'static str,
+    pub bm: i64,
+    pub bn: i64,
+    pub bk: i64,
+    /// Warps (tensor-core tiles) or threads (CUDA-core tiles) along M and N.
+    pub wm: i64,
+    pub wn: i64,
+    /// Shared-memory stages (the CUDA-core kernel double-buffers: 2).
+    pub stages: i64,
+    /// Blocks of this tile one SM runs at once (its `__launch_bounds__` minimum).
+    pub per_sm: i64,
+    /// Relative throughput of one SM on this tile (big tiles reuse more);
+    /// planning only.
+    pub eff: f64,
+}
+
+impl Tile {
+    /// Threads per block: warps x 32 for tensor-core tiles.
+    pub const fn threads_tc(&self) -> u32 {
+        (self.wm * self.wn * 32) as u32
+    }
+    /// Threads per block of a CUDA-core tile.
+    pub const fn threads_simt(&self) -> u32 {
+        (self.wm * self.wn) as u32
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+const fn tile(name: &'static str, bm: i64, bn: i64, bk: i64, wm: i64, wn: i64, stages: i64, per_sm: i64, eff: f64) -> Tile {
+    Tile { name, bm, bn, bk, wm, wn, stages, per_sm, eff }
+}
+
+/// float16/bfloat16 on mma.sync m16n8k16 (kernels/matmul_tc.cu).
+pub const TC_HALF: [Tile; 4] = [
+    tile("256", 128, 256, 32, 2, 4, 3, 1, 1.0),
+    tile("128", 128, 128, 32, 2, 2, 4, 2, 0.9),
+    tile("64", 64, 64, 32, 2, 2, 4, 3, 0.55),
+    tile("16", 16, 128, 64, 1, 4, 4, 2, 0.2),
+];
+/// float32 as TF32 on mma.sync m16n8k8 (kernels/matmul_tc.cu).
+pub const TC_TF32: [Tile; 4] = [
+    tile("256", 128, 256, 16, 2, 4, 3, 1, 1.0),
+    tile("128", 128, 128, 16, 2, 2, 4, 2, 0.9),
+    tile("64", 64, 64, 16, 2, 2, 4, 3, 0.55),
+    tile("16", 16, 128, 32, 1, 4, 4, 2, 0.2),
+];
+/// float32 on the CUDA cores (kernels/matmul_simt.cu): `wm` x `wn` threads,
+/// each owning an (bm / wm) x (bn / wn) block of c. The 128 tile at two
+/// blocks per SM ran no faster on the H100 (4096^3: 0.71 of cuBLAS either way).
+pub const SIMT: [Tile; 3] = [
+    tile("128", 128, 128, 8, 16, 16, 2, 1, 1.0),
+    tile("64", 64, 64, 16, 8, 8, 2, 6, 0.5),
+    tile("16", 16, 128, 32, 4, 32, 2, 3, 0.3),
+];
+
+/// A Hopper (wgmma + TMA, kernels/matmul_sm90a.cu) block tile: 128 rows by
+/// `bn`; one producer warpgroup and two consumer warpgroups.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WgTile {
+    pub bn: i64,
+    pub stages: i64,
+    /// Ping-pong: each consumer warpgroup computes whole 128 x `bn` tiles,
+    /// the two taking turns at the tensor cores so that one's epilogue
+    /// overlaps the other's main loop; otherwise (cooperative) both share
+    /// every tile, 64 rows each.
+    pub pingpong: bool,
+}
+
+/// Rows of a Hopper block tile.
+pub const WG_BM: i64 = 128;
+/// Bytes of K per k-tile (one 128-byte swizzle atom).
+pub const WG_BK_BYTES: i64 = 128;
+pub const WG_THREADS: u32 = 384;
+
+/// Cooperative tiles, widest first (their names: `wg256`, `wg128`, `wg64`).
+pub const WG: [WgTile; 3] = [
+    WgTile { bn: 256, stages: 4, pingpong: false },
+    WgTile { bn: 128, stages: 6, pingpong: false },
+    WgTile { bn: 64, stages: 8, pingpong: false },
+];
+/// Ping-pong tiles (`wgp128`, `wgp64`).
+pub const WGP: [WgTile; 2] = [WgTile { bn: 128, stages: 6, pingpong: true }, WgTile { bn: 64, stages: 8, pingpong: true }];
+
+impl WgTile {
+    /// Dynamic shared memory: the stages, 1024 bytes to align them (128-byte
+    /// swizzle), the full/empty barriers and two turn barriers.
+    pub const fn smem(&self) -> u32 {
+        (self.stages * (WG_BM + self.bn) * WG_BK_BYTES + 1024 + (2 * self.stages + 2) * 8) as u32
+    }
+}
+
+/// The skinny kernel (kernels/gemm_skinny.cu): warps per block and output
+/// columns (n) per block.
+pub const SKINNY_WARPS: i64 = 8;
+pub const SKINNY_NW: i64 = 64;
+/// Most rows (m) the skinny kernel takes: 8 per mma column block, 1 or 2 blocks.
+pub const SKINNY_MAX_M: i64 = 16;
+/// Blocks of one output strip that split K among themselves (a thread block
+/// cluster reducing through distributed shared memory).
+pub const SKINNY_CLUSTERS: [i64; 4] = [1, 2, 4, 8];
+
+fn tc_list(macro_name: &str, tiles: &[Tile]) -> String {
+    let rows: Vec<String> = tiles
+        .iter()
+        .map(|t| format!("X({}, {}, {}, {}, {}, {}, {}, {})", t.name, t.bm, t.bn, t.bk, t.wm, t.wn, t.stages, t.per_sm))
+        .collect();
+    format!("#define {macro_name}(X) {}\n", rows.join(" "))
+}
+
+/// `gemm_tiles.h`: `X(name, BM, BN, BK, WM, WN, STAGES, MIN_BLOCKS)` lists,
+/// `X(BN, STAGES)` lists of the Hopper tiles, the skinny kernel's shape.
+pub fn header() -> String {
+    let mut h = String::from("// @generated by build.rs from src/gemm/tiles.rs: do not edit.\n#pragma once\n");
+    h += &tc_list("MYNS_TC_HALF_TILES", &TC_HALF);
+    h += &tc_list("MYNS_TC_TF32_TILES", &TC_TF32);
+    h += &tc_list("MYNS_SIMT_TILES", &SIMT);
+    for (name, list) in [("MYNS_WG_TILES", &WG[..]), ("MYNS_WGP_TILES", &WGP[..])] {
+        let rows: Vec<String> = list.iter().map(|t| format!("X({}, {})", t.bn, t.stages)).collect();
+        h += &format!("#define {name}(X) {}\n", rows.join(" "));
+    }
+    let stages = |list: &[WgTile]| {
+        list.iter().fold(String::from("-1"), |acc, t| format!("BN == {} ? {} : ({acc})", t.bn, t.stages))
+    };
+    h += &format!(
+        "#define MYNS_WG_BM {WG_BM}\n#define MYNS_WG_BK_BYTES {WG_BK_BYTES}\n#define MYNS_WG_THREADS {WG_THREADS}\n\
+         #define MYNS_WG_STAGES(BN) ({})\n#define MYNS_WGP_STAGES(BN) ({})\n\
+         #define MYNS_SKINNY_WARPS {SKINNY_WARPS}\n#define MYNS_SKINNY_NW {SKINNY_NW}\n",
+        stages(&WG),
+        stages(&WGP)
+    );
+    h
+}
+
+/// `gemm_kernels.rs`: the kernel handles, in the tables' order.
+pub fn rust_kernels() -> String {
+    let mut r = String::from("// @generated by build.rs from src/gemm/tiles.rs: do not edit.\n");
+    let layouts = |prefix: &str| {
+        let names: Vec<String> = ["kk", "kn", "mk", "mn"]
+            .iter()
+            .map(|l| format!("crate::cuda::Kernel::new(&crate::kernels::{{M}}, \"{prefix}_{l}\")"))
+            .collect();
+        format!("[{}]", names.join(", "))
+    };
+    let table = |name: &str, module: &str, prefix: &str, tiles: &[Tile]| {
+        let rows: Vec<String> = tiles.iter().map(|t| layouts(&format!("{prefix}_{}", t.name)).replace("{M}", module)).collect();
+        format!("static {name}: [Layouts; {}] = [{}];\n", tiles.len(), rows.join(", "))
+    };
+    r += &table("TC_F16", "MATMUL_TC", "mm_tc_f16", &TC_HALF);
+    r += &table("TC_BF16", "MATMUL_TC", "mm_tc_bf16", &TC_HALF);
+    r += &table("TC_TF32", "MATMUL_TC", "mm_tc_tf32", &TC_TF32);
+    r += &table("SIMT_F32", "MATMUL_SIMT", "mm_simt_f32", &SIMT);
+    // Hopper: per tile, bf16 and f16 in the four layouts, then tf32 (K-major) and
+    // the register-A tf32 kernel (cooperative tiles only).
+    let wg = |t: &WgTile| {
+        let kind = if t.pingpong { "wgp" } else { "wg" };
+        let half = |dt: &str| layouts(&format!("mm_{kind}{}_{dt}", t.bn)).replace("{M}", "MATMUL_SM90A");
+        let tf32 = if t.pingpong {
+            "None".to_string()
+        } else {
+            format!(
+                "Some([crate::cuda::Kernel::new(&crate::kernels::MATMUL_SM90A, \"mm_wg{bn}_tf32_kk\"), \
+                 crate::cuda::Kernel::new(&crate::kernels::MATMUL_SM90A, \"mm_wgr{bn}_tf32\")])",
+                bn = t.bn
+            )
+        };
+        format!("WgKernels {{ bf16: {}, f16: {}, tf32: {tf32} }}", half("bf16"), half("f16"))
+    };
+    for (name, list) in [("WG_KERNELS", &WG[..]), ("WGP_KERNELS", &WGP[..])] {
+        let rows: Vec<String> = list.iter().map(wg).collect();
+        r += &format!("static {name}: [WgKernels; {}] = [{}];\n", list.len(), rows.join(", "));
+    }
+    // Skinny: [dtype f16, bf16][weights K-major, N-major][vectorised, element loads][m blocks 1, 2].
+    let mut sk = Vec::new();
+    for dt in ["f16", "bf16"] {
+        let mut per_dt = Vec::new();
+        for w in ["k", "n"] {
+            let mut per_w = Vec::new();
+            for v in ["v", "e"] {
+                let ks: Vec<String> = [1, 2]
+                    .iter()
+                    .map(|mt| format!("crate::cuda::Kernel::new(&crate::kernels::GEMM_SKINNY, \"mm_skinny_{dt}_{w}{v}_m{mt}\")"))
+                    .collect();
+                per_w.push(format!("[{}]", ks.join(", ")));
+            }
+            per_dt.push(format!("[{}]", per_w.join(", ")));
+        }
+        sk.push(format!("[{}]", per_dt.join(", ")));
+    }
+    r += &format!("static SKINNY_KERNELS: [[[[crate::cuda::Kernel; 2]; 2]; 2]; 2] = [{}];\n", sk.join(", "));
+    r
+}

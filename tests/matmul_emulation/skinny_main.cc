@@ -1,0 +1,173 @@
+// Runs the real kernels/gemm_skinny.cu (skinny products, thread-block
+// clusters reducing through distributed shared memory) and
+// kernels/gemm_pack.cu (staging copies) on the CPU under the fiber
+// emulation, against double-precision references; host set-up mirrors
+// src/gemm/skinny.rs and src/gemm/pack.rs.
+#include "emu_prelude.h"
+#include "emu_skinny.h"
+#include "gemm_skinny.cu"
+#include "gemm_pack.cu"
+#include <functional>
+#include <random>
+#include <string>
+
+static std::function<void()> g_body;
+static void fiber_main() { g_body(); emu::cur->done = true; }
+
+// Runs `body` for every block of the grid; the `cluster_y` blocks along y of
+// one cluster run together (one slot each).
+static void launch(std::function<void()> body, emu::Dim grid, emu::Dim block, unsigned cluster_y, size_t smem_floats) {
+  g_body = body;
+  emu::grid_dim = grid; emu::block_dim = block;
+  const int threads = block.x * block.y * block.z;
+  emu::nthreads = threads;
+  emu::cluster_ranks = cluster_y;
+  for (unsigned z = 0; z < grid.z; ++z)
+    for (unsigned y0 = 0; y0 < grid.y; y0 += cluster_y)
+      for (unsigned x = 0; x < grid.x; ++x) {
+        std::vector<emu::Fiber> fibers((size_t)threads * cluster_y);
+        emu::block_smem.assign(cluster_y, std::vector<float>(smem_floats, NAN));
+        emu::bar_count = emu::bar_gen = 0; memset(emu::bar_counts, 0, sizeof emu::bar_counts);
+        memset(emu::warp_count, 0, sizeof emu::warp_count); emu::cluster_count = 0;
+        for (unsigned r = 0; r < cluster_y; ++r)
+          for (int t = 0; t < threads; ++t) {
+            auto& f = fibers[r * threads + t];
+            f.done = false; f.slot = (int)r; f.bid = {x, y0 + r, z};
+            f.tid = {(unsigned)(t % block.x), (unsigned)(t / block.x % block.y), (unsigned)(t / (block.x * block.y))};
+            f.stack.resize(256 * 1024);
+            getcontext(&f.ctx); f.ctx.uc_stack.ss_sp = f.stack.data(); f.ctx.uc_stack.ss_size = f.stack.size(); f.ctx.uc_link = &emu::sched;
+            makecontext(&f.ctx, fiber_main, 0);
+          }
+        bool all = false; long idle = 0, last = -1;
+        while (!all) {
+          all = true; int finished = 0;
+          for (auto& f : fibers) { if (f.done) { ++finished; continue; } all = false; emu::cur = &f; swapcontext(&emu::sched, &f.ctx); }
+          const long now = emu::progress * 100000 + finished;
+          if (now == last) { if (++idle > 1000) { fprintf(stderr, "DEADLOCK in cluster %u,%u,%u\n", x, y0, z); exit(3); } } else { idle = 0; last = now; }
+        }
+      }
+}
+
+template <class T> float tof(T x);
+template <> float tof(__half x) { return __half2float(x); }
+template <> float tof(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <> float tof(float x) { return x; }
+template <class T> T fromf(float x);
+template <> __half fromf(float x) { return __float2half_rn(x); }
+template <> __nv_bfloat16 fromf(float x) { return __float2bfloat16_rn(x); }
+template <> float fromf(float x) { return x; }
+static int fails = 0, cases = 0;
+
+using SkinnyKern = void (*)(const SkinnyParams);
+#define SK(dt) {{{mm_skinny_##dt##_kv_m1, mm_skinny_##dt##_kv_m2}, {mm_skinny_##dt##_ke_m1, mm_skinny_##dt##_ke_m2}}, \
+                {{mm_skinny_##dt##_nv_m1, mm_skinny_##dt##_nv_m2}, {mm_skinny_##dt##_ne_m1, mm_skinny_##dt##_ne_m2}}}
+static const SkinnyKern skinny_f16[2][2][2] = SK(f16), skinny_bf16[2][2][2] = SK(bf16);
+
+// x [batch][M][K] (rows padded to 8), weights K-major (w[n][k]) or N-major
+// (w[k][n]), aligned or not (row stride +1 and an odd start: element loads),
+// `ranks` blocks per cluster; out transposed (c^T written, as src/gemm runs
+// N <= 16) when `tout`.
+template <class T>
+void skinny_case(bool w_k, bool aligned, int ranks, int batch, int M, int K, int N, bool tout = false) {
+  std::mt19937 rng(M * 31 + K * 7 + N + batch + ranks); std::normal_distribution<float> nd;
+  const int64_t sxm = (K + 7) / 8 * 8, sxb = M * sxm;
+  const int64_t inner = w_k ? K : N, outer = w_k ? N : K;
+  const int64_t sw = aligned ? (inner + 7) / 8 * 8 : inner + 1, off = aligned ? 0 : 1;
+  const int64_t swb = outer * sw + (aligned ? 0 : 3);
+  alignas(16) static T dummy; (void)dummy;
+  std::vector<T> X(batch * sxb + 8), W(batch * swb + off + 16), C((size_t)batch * M * N, fromf<T>(NAN));
+  for (auto& v : X) v = fromf<T>(nd(rng)); for (auto& v : W) v = fromf<T>(nd(rng));
+  const T* w0 = W.data() + off;
+  SkinnyParams p{};
+  p.x = X.data(); p.w = w0; p.c = C.data(); p.M = M; p.N = N; p.K = K; p.sxm = sxm; p.sxb = sxb; p.sw = sw; p.swb = swb;
+  p.scm = tout ? 1 : N; p.scn = tout ? M : 1; p.scb = (int64_t)M * N; p.batch = batch;
+  p.k_chunk = ((K + ranks - 1) / ranks + 31) / 32 * 32;  // src/gemm/plan.rs skinny_plan
+  const int mt = (M + 7) / 8;
+  const SkinnyKern* table = std::is_same<T, __half>::value ? &skinny_f16[0][0][0] : &skinny_bf16[0][0][0];
+  const SkinnyKern k = table[(!w_k) * 4 + (!aligned) * 2 + (mt - 1)];
+  const size_t smem = (size_t)MYNS_SKINNY_WARPS * mt * 8 * MYNS_SKINNY_NW;
+  launch([&] { k(p); }, {(unsigned)((N + 63) / 64), (unsigned)ranks, (unsigned)batch}, {256, 1, 1}, ranks, smem);
+  const double u_out = std::is_same<T, __half>::value ? 1.0 / 2048 : 1.0 / 256;
+  int bad = 0;
+  for (int z = 0; z < batch; ++z) for (int i = 0; i < M; ++i) for (int j = 0; j < N; ++j) {
+    double ref = 0, mag = 0;
+    for (int kk = 0; kk < K; ++kk) {
+      const double a = tof(X[z * sxb + i * sxm + kk]);
+      const double b = tof(w0[z * swb + (w_k ? j * sw + kk : kk * sw + j)]);
+      ref += a * b; mag += fabs(a * b);
+    }
+    const double out = tof(C[(size_t)z * M * N + (tout ? (size_t)j * M + i : (size_t)i * N + j)]);
+    if (!(fabs(out - ref) <= mag * 2 * K * 6e-8 + fabs(ref) * u_out * 1.01 + 1e-30)) { if (bad < 3) fprintf(stderr, "  [%d,%d,%d] %g vs %g\n", z, i, j, out, ref); ++bad; }
+  }
+  ++cases;
+  printf("skinny %s %c%c ranks %d b%d %dx%dx%d%s: %s\n", std::is_same<T, __half>::value ? "f16" : "bf16", w_k ? 'k' : 'n', aligned ? 'v' : 'e', ranks, batch, M, K, N, tout ? " c^T" : "", bad ? "FAIL" : "ok");
+  if (bad) ++fails;
+  fflush(stdout);
+}
+
+// gemm_pack_rows / gemm_pack_gather as src/gemm/pack.rs launches them:
+// source (z, r, c) at z*sb + r*sr + c*sc from an odd start, destination rows
+// of `ld` (16-byte multiples) with zeros past `cols`.
+template <class T>
+void pack_case(bool rows_kernel, int batch, int rows, int cols, int64_t sb, int64_t sr, int64_t sc, int64_t start, bool round) {
+  std::mt19937 rng(rows * 5 + cols + (int)sb); std::normal_distribution<float> nd;
+  const int vec = 16 / sizeof(T);
+  const int64_t ld = (cols + vec - 1) / vec * vec;
+  const int64_t span = start + (batch - 1) * sb + (rows - 1) * sr + (cols - 1) * sc + 1;
+  std::vector<T> S(span + 8), D((size_t)batch * rows * ld + 8, fromf<T>(NAN));
+  for (auto& v : S) v = fromf<T>(nd(rng) * 1.001f);
+  // A 16-byte aligned base, then the odd start.
+  PackParams p{S.data() + start, D.data(), batch, rows, cols, sb, sr, sc, ld, round};
+  if (rows_kernel) {
+    const unsigned gx = (unsigned)((ld / vec + 255) / 256), gy = (unsigned)std::min<int64_t>((int64_t)batch * rows, 65535);
+    if (std::is_same<T, float>::value) launch([&] { gemm_pack_rows_f32(p); }, {gx, gy, 1}, {256, 1, 1}, 1, 0);
+    else if (std::is_same<T, __half>::value) launch([&] { gemm_pack_rows_f16(p); }, {gx, gy, 1}, {256, 1, 1}, 1, 0);
+    else launch([&] { gemm_pack_rows_bf16(p); }, {gx, gy, 1}, {256, 1, 1}, 1, 0);
+  } else {
+    const emu::Dim g{(unsigned)((rows + 31) / 32), (unsigned)((ld + 31) / 32), (unsigned)batch};
+    if (std::is_same<T, float>::value) launch([&] { gemm_pack_gather_f32(p); }, g, {32, 8, 1}, 1, 0);
+    else if (std::is_same<T, __half>::value) launch([&] { gemm_pack_gather_f16(p); }, g, {32, 8, 1}, 1, 0);
+    else launch([&] { gemm_pack_gather_bf16(p); }, g, {32, 8, 1}, 1, 0);
+  }
+  int bad = 0;
+  for (int z = 0; z < batch; ++z) for (int r = 0; r < rows; ++r) for (int c = 0; c < ld; ++c) {
+    float want = c < cols ? tof(S[start + z * sb + r * sr + c * sc]) : 0.f;
+    if (round && c < cols) want = myns::pack::round_tf32(want);
+    const float got = tof(D[((size_t)z * rows + r) * ld + c]);
+    if (!(got == want)) { if (bad < 3) fprintf(stderr, "  [%d,%d,%d] %g vs %g\n", z, r, c, got, want); ++bad; }
+  }
+  ++cases;
+  printf("pack %s %s b%d %dx%d strides %ld,%ld,%ld start %ld%s: %s\n", rows_kernel ? "rows" : "gather", sizeof(T) == 4 ? "f32" : "f16/bf16", batch, rows, cols,
+         (long)sb, (long)sr, (long)sc, (long)start, round ? " tf32" : "", bad ? "FAIL" : "ok");
+  if (bad) ++fails;
+  fflush(stdout);
+}
+
+int main(int argc, char** argv) {
+  const bool big = argc > 1 && std::string(argv[1]) == "big";
+  // Both weight layouts, aligned (16-byte loads) or not (element loads),
+  // one or two 8-row m blocks, clusters of 1, 2 and 4 blocks; K and N edges.
+  int shapes[][3] = {{1, 100, 70}, {5, 333, 130}, {16, 72, 64}, {9, 1000, 129}};
+  int c = 0;
+  for (auto& s : shapes)
+    for (int w_k = 0; w_k < 2; ++w_k)
+      for (int al = 0; al < 2; ++al, ++c) {
+        const int ranks = s[1] >= 300 ? 1 << (c % 3) : 1;
+        skinny_case<__nv_bfloat16>(w_k, al, ranks, 1, s[0], s[1], s[2]);
+        if (big || c % 3 == 0) skinny_case<__half>(w_k, al, ranks == 1 ? 2 : 1, 1, s[0], s[1], s[2]);
+      }
+  skinny_case<__nv_bfloat16>(true, true, 2, 3, 3, 200, 100);    // batches
+  skinny_case<__half>(false, false, 1, 2, 12, 40, 65, true);     // transposed output
+  skinny_case<__nv_bfloat16>(false, true, 8, 1, 2, 2048, 64);    // eight blocks per cluster
+  skinny_case<__nv_bfloat16>(true, false, 4, 1, 1, 1, 1);        // K = 1: three blocks of the cluster get no K
+  // Staging copies: misaligned rows (odd stride and start), both 16-bit types
+  // and float32 (with TF32 rounding); a gather from a transposed, strided source.
+  pack_case<__nv_bfloat16>(true, 1, 37, 45, 0, 45, 1, 1, false);
+  pack_case<__half>(true, 2, 9, 130, 9 * 131 + 1, 131, 1, 3, false);
+  pack_case<float>(true, 1, 20, 7, 0, 7, 1, 1, true);
+  pack_case<float>(true, 1, 5, 33, 0, 40, 1, 0, false);
+  pack_case<__nv_bfloat16>(false, 2, 40, 50, 4001, 1, 41, 1, false);
+  pack_case<float>(false, 1, 33, 35, 0, 3, 100, 2, true);
+  printf("%d cases, %d failures\n", cases, fails);
+  return fails != 0;
+}
