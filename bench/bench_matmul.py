@@ -1,30 +1,46 @@
-"""myns.matmul against torch.matmul (cuBLAS) in the same run: TFLOP/s and the
-ratio to cuBLAS for bfloat16, float16, float32 with TF32 off and on, over
-square sizes 256..8192 and LLM-shaped problems (M in 1, 16, 128, 4096 with
-K, N in 4096 and 14336). Device time per call: median of CUDA-event timings
-after warm-up (triton.testing.do_bench, L2 flushed before each call), fresh
-random inputs per shape. Also: cold start of a fresh process
-(`CUDA_CACHE_DISABLE=1`: load_library plus the first CUDA matmul).
+"""myns.matmul / myns.bmm against torch.matmul (cuBLAS) in the same process.
 
-    python bench/bench_matmul.py [--quick] [--sweep] [--wg] [--out DIR]
-    python bench/run.py --only matmul [--matmul-sweep]
+Classes (each row: MxKxN, or BxMxKxN for bmm):
+- square: 512..8192 in bf16, f16, TF32 and f32 (TF32 off);
+- llm: Llama / Mistral projections with 4096 or 8192 tokens (q/o 4096x4096,
+  k/v 4096x1024, gate/up 4096x14336, down 14336x4096), bf16 and f16;
+- decode: M = 1, 16, 128 against 4096x4096, 4096x14336 and 14336x4096
+  weights (row-major, [K, N]), with the weights' GB/s;
+- lm_head: x @ W^T with nn.Linear's weight layout, vocab 32000, 32001,
+  50257, 128256, for 2048 tokens and for one (decode);
+- unaligned: K or N off by one (4096x4096x4095, 4096x4095x4096,
+  2048x32001x4096, 8192x50257x4096) beside their aligned neighbours;
+- ragged: 3000x1000x2000, 4096x4088x4096, 1000x1000x1000;
+- bmm: 32x512^3, 8x2048^3, 256x128x64x128 (many small), bf16.
 
-`--sweep` adds a table of every forced kernel variant (MYNS_MATMUL_KERNEL)
-on a few shapes, for tuning the automatic choice (`--wg`: also the Hopper
-kernel forced at each tile width, `wg256`, `wg128`, `wg64`, with and without
-splits, and the automatic choice without it, `nowg`). Writes
-`matmul.json` and `matmul.png` under bench/results/ (or --out). Follows the
-bench/common.py interface: `run(args)` returns tables, records, plots, notes.
+Timing: triton.testing.do_bench median (L2 flushed before each call) of
+each implementation, in `--rounds` (>= 3) interleaved rounds in one process
+on the same inputs, the order of the two alternating round by round; the
+reported time is the median over rounds, the ratio torch time / myns time.
+
+Error: every myns result is checked elementwise against a float64 product
+(on up to 64 sampled rows for large outputs) with the bound of
+tests/python/test_matmul_kernels.py:
+|out - ref| <= 2 (u_in + sqrt(K) 2^-24) sum_k |a_ik||b_kj| + u_out |ref|;
+the worst element's share of its bound is reported, and the benchmark
+exits non-zero when any element exceeds its bound.
+
+    python bench/bench_matmul.py [--quick] [--rounds 3] [--only square,decode] [--out DIR]
+
+Writes `<out>/h100-matmul.md` and `.json` (machine tag from the GPU name)
+and appends one line to `<out>/history.jsonl`. Also follows bench/common.py's
+interface (`run(args)` returns tables, records, notes).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
+import math
 import os
-import subprocess
+import statistics
 import sys
-import textwrap
 import time
 
 import torch
@@ -32,233 +48,214 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import myns  # noqa: E402
 
-KINDS = {  # name: (dtype, allow_tf32)
-    "bf16": (torch.bfloat16, False),
-    "f16": (torch.float16, False),
-    "f32": (torch.float32, False),
-    "tf32": (torch.float32, True),
-}
+KINDS = {"bf16": (torch.bfloat16, False), "f16": (torch.float16, False), "f32": (torch.float32, False), "tf32": (torch.float32, True)}
+U_IN = {"f32": 0.0, "tf32": 2.0**-11, "f16": 0.0, "bf16": 0.0}
+U_OUT = {"f32": 2.0**-24, "tf32": 2.0**-24, "f16": 2.0**-11, "bf16": 2.0**-8}
+U_SUB = {"f32": 2.0**-150, "tf32": 2.0**-150, "f16": 2.0**-25, "bf16": 2.0**-134}
+# Targets of the matmul issue, by class (ratio = cuBLAS time / myns time).
+TARGETS = {"square": 1.05, "llm": 1.05, "decode": 1.1, "lm_head": 1.0, "unaligned": None, "ragged": 1.0, "bmm": 1.0}
 
 
-def timer(device):
-    if device == "cuda":
-        from triton.testing import do_bench
-
-        return lambda fn, rep=60: do_bench(fn, warmup=15, rep=rep, return_mode="median")
-
-    def cpu(fn, rep=0):
-        fn()
-        ts = []
-        for _ in range(3):
-            t = time.perf_counter()
-            fn()
-            ts.append(time.perf_counter() - t)
-        return sorted(ts)[1] * 1e3
-
-    return cpu
-
-
-def set_kind(kind):
-    dtype, tf32 = KINDS[kind]
-    torch.backends.cuda.matmul.allow_tf32 = tf32
-    return dtype
-
-
-def measure(bench, kind, m, k, n, device, variants=("myns", "torch")):
-    """ms per call of each implementation on one fresh random problem, and the
-    relative difference between the two results."""
-    dtype = set_kind(kind)
-    a = torch.randn(m, k, device=device, dtype=dtype)
-    b = torch.randn(k, n, device=device, dtype=dtype)
-    fns = {"myns": lambda: myns.matmul(a, b), "torch": lambda: torch.matmul(a, b)}
-    flop = 2.0 * m * n * k
-    rep = 60 if flop < 2e12 else 150  # a few calls even for the slowest (f32 8192^3)
-    out = {name: bench(fns[name], rep) for name in variants}
-    x, y = myns.matmul(a, b).double(), torch.matmul(a, b).double()
-    diff = ((x - y).norm() / y.norm().clamp_min(1e-30)).item()
-    del a, b, x, y
-    return out, flop, diff
-
-
-def sweep_rows(bench, device, wg=False):
-    """Every forced variant on a few shapes (tuning data); the Hopper kernel
-    forced at each tile width (`wg256`, `wg128`, `wg64`) and left out (`nowg`)
-    only when asked."""
-    big = [(512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
-           (128, 4096, 4096), (128, 4096, 14336), (128, 14336, 4096), (4096, 4096, 14336), (1, 4096, 14336), (16, 4096, 4096)]
-    small = [(256, 256, 256), (512, 512, 512), (1024, 1024, 1024), (4096, 4096, 4096), (128, 4096, 4096), (16, 4096, 4096)]
-    tf32 = [(512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
-            (128, 4096, 4096), (128, 4096, 14336), (128, 14336, 4096)]
-    hopper = ["nowg", "wg256", "wg128", "wg64", "wg256/2", "wg128/2", "wg64/2", "wg64/4"] if wg else []
-    variants = {
-        "bf16": ["auto"] + hopper + ["256", "128", "64", "64/2", "16", "16/4", "16/8"],
-        "tf32": ["auto"] + hopper + (["wgr", "wgr256", "wgr128", "wgr64", "wgr128/2", "wgr128/4"] if wg else []) + ["256", "128", "64", "16/8"],
-        "f32": ["auto", "128", "64", "64/2", "64/4", "64/8", "128/2", "16/4", "16/8"],
-    }
-    shapes = {"bf16": big, "tf32": tf32, "f32": small}
-    rows = []
-    for kind, vs in variants.items():
-        for m, k, n in shapes[kind]:
-            dtype = set_kind(kind)
-            a = torch.randn(m, k, device=device, dtype=dtype)
-            b = torch.randn(k, n, device=device, dtype=dtype)
-            flop = 2.0 * m * n * k
-            t_torch = bench(lambda: torch.matmul(a, b))
-            for v in vs:
-                if v.startswith("16") and m > 16:
-                    continue
-                before = os.environ.get("MYNS_MATMUL_KERNEL")
-                if before == "nowg" and v in ("wg", "auto+wg", "auto"):
-                    v = "nowg"
-                myns.set_override("MYNS_MATMUL_KERNEL", v)
-                try:
-                    t = bench(lambda: myns.matmul(a, b))
-                    rows.append([kind, f"{m}x{k}x{n}", v, flop / t / 1e9, t_torch / t])
-                finally:
-                    myns.set_override("MYNS_MATMUL_KERNEL", before)
-            print(f"sweep {kind} {m}x{k}x{n} done", flush=True)
-    return rows
+def problems(quick: bool):
+    """(class, kind, batch, m, k, n, b_layout): b_layout "kn" row-major [K, N],
+    "nk" the transpose of a [N, K] weight (nn.Linear)."""
+    P = []
+    squares = [1024, 4096] if quick else [512, 1024, 2048, 4096, 8192]
+    for kind in ["bf16", "f16", "tf32", "f32"]:
+        for s in squares:
+            P.append(("square", kind, 1, s, s, s, "kn"))
+    if not quick:
+        for kind in ["bf16", "f16"]:
+            for m in [4096, 8192]:
+                for k, n in [(4096, 4096), (4096, 1024), (4096, 14336), (14336, 4096)]:
+                    if m == 8192 and (k, n) == (4096, 1024):
+                        continue
+                    P.append(("llm", kind, 1, m, k, n, "nk"))
+    for m in [1, 16, 128]:
+        for k, n in [(4096, 4096), (4096, 14336), (14336, 4096)]:
+            if quick and (k, n) != (4096, 4096):
+                continue
+            P.append(("decode", "bf16", 1, m, k, n, "kn"))
+    if not quick:
+        for m in [1, 16, 128]:
+            P.append(("decode", "tf32", 1, m, 4096, 4096, "kn"))
+    for v in [32000, 32001] + ([] if quick else [50257, 128256]):
+        P.append(("lm_head", "bf16", 1, 2048, 4096, v, "nk"))
+    for v in [] if quick else [32000, 32001, 128256]:
+        P.append(("lm_head", "bf16", 1, 1, 4096, v, "nk"))
+    off = [(4096, 4096, 4095), (4096, 4095, 4096), (2048, 32001, 4096), (2048, 32000, 4096), (8192, 50257, 4096), (8192, 50256, 4096)]
+    for m, k, n in off[:2] if quick else off:
+        P.append(("unaligned", "bf16", 1, m, k, n, "kn"))
+    if not quick:
+        P.append(("unaligned", "tf32", 1, 4096, 4095, 4096, "kn"))
+        P.append(("unaligned", "f16", 1, 4096, 4096, 4095, "kn"))
+    for m, k, n in [(3000, 1000, 2000), (4096, 4096, 4088), (1000, 1000, 1000)][: 1 if quick else 3]:
+        P.append(("ragged", "bf16", 1, m, k, n, "kn"))
+    for b, s in [(32, 512), (8, 2048)][: 1 if quick else 2]:
+        P.append(("bmm", "bf16", b, s, s, s, "kn"))
+    if not quick:
+        P.append(("bmm", "bf16", 256, 128, 64, 128, "kn"))
+    return P
 
 
-COLD = textwrap.dedent(
-    """
-    import sys, time, torch
-    t0 = time.perf_counter()
-    torch.ops.load_library(sys.argv[1])
-    a = torch.randn(512, 512, device="cuda", dtype=torch.bfloat16)
-    torch.cuda.synchronize()
-    t1 = time.perf_counter()
-    torch.ops.myns.matmul(a, a)
-    torch.cuda.synchronize()
-    t2 = time.perf_counter()
-    torch.ops.myns.matmul(a.float(), a.float())
-    torch.cuda.synchronize()
-    t3 = time.perf_counter()
-    print(f"{(t1 - t0) * 1e3:.1f} {(t2 - t1) * 1e3:.1f} {(t3 - t2) * 1e3:.1f}")
-    """
-)
+def operands(kind, batch, m, k, n, b_layout):
+    dtype = KINDS[kind][0]
+    shape_a = (m, k) if batch == 1 else (batch, m, k)
+    a = torch.randn(shape_a, device="cuda", dtype=dtype)
+    if b_layout == "nk":
+        b = torch.randn(n, k, device="cuda", dtype=dtype).t()
+    else:
+        b = torch.randn((k, n) if batch == 1 else (batch, k, n), device="cuda", dtype=dtype)
+    return a, b
 
 
-def cold_start_ms():
-    """(load + tensor set-up, first bf16 matmul, first f32 matmul) in a fresh
-    process with the driver's JIT cache disabled."""
-    env = dict(os.environ, CUDA_CACHE_DISABLE="1")
-    r = subprocess.run([sys.executable, "-c", COLD, myns.library_path()], capture_output=True, text=True, env=env, timeout=300)
-    if r.returncode != 0:
-        return None
-    return [float(x) for x in r.stdout.split()]
+def bound_share(out, a, b, kind, max_rows=64):
+    """max over checked elements of |out - ref| / bound (> 1: out of bound),
+    and the number of elements checked; rows sampled when there are many."""
+    a3, b3, o3 = (a, b, out) if a.dim() == 3 else (a[None], b[None], out[None])
+    rows = a3.shape[1]
+    gen = torch.Generator(device="cpu").manual_seed(rows)
+    idx = torch.randperm(rows, generator=gen)[:max_rows].sort().values.to(a.device) if rows > max_rows else torch.arange(rows, device=a.device)
+    worst, count = 0.0, 0
+    for z in range(min(a3.shape[0], 4)):
+        ad, bd = a3[z].index_select(0, idx).double(), b3[z].double()
+        ref = ad @ bd
+        mag = ad.abs() @ bd.abs()
+        bound = 2 * (U_IN[kind] + math.sqrt(a.shape[-1]) * 2.0**-24) * mag + U_OUT[kind] * ref.abs() * 1.001 + U_SUB[kind]
+        err = (o3[z].index_select(0, idx).double() - ref).abs()
+        if not torch.isfinite(o3[z]).all():
+            return float("inf"), count
+        worst = max(worst, (err / bound).max().item())
+        count += err.numel()
+    return worst, count
+
+
+def bench_pair(fns, rounds, rep_ms):
+    from triton.testing import do_bench
+
+    times = {name: [] for name in fns}
+    names = list(fns)
+    for name in names:
+        fns[name]()
+    for r in range(rounds):
+        for name in (names if r % 2 == 0 else names[::-1]):
+            times[name].append(do_bench(fns[name], warmup=10, rep=rep_ms, return_mode="median"))
+    return {name: statistics.median(ts) for name, ts in times.items()}, times
 
 
 def run(args) -> dict:
-    device = getattr(args, "device", "cuda" if torch.cuda.is_available() else "cpu")
     quick = getattr(args, "quick", False)
-    bench = timer(device)
+    rounds = max(3, getattr(args, "rounds", None) or 3)
+    only = [s for s in (getattr(args, "only", "") or "").split(",") if s]
     old_tf32 = torch.backends.cuda.matmul.allow_tf32
-    if device != "cuda":
-        squares, llm_m, llm_kn, kinds = [128, 256], [1, 16], [(256, 512)], ["f32"]
-    elif quick:
-        squares, llm_m, llm_kn, kinds = [1024, 4096], [1, 4096], [(4096, 4096)], ["bf16", "f32", "tf32"]
-    else:
-        squares = [256, 512, 1024, 2048, 4096, 8192]
-        llm_m = [1, 16, 128, 4096]
-        llm_kn = [(4096, 4096), (4096, 14336), (14336, 4096)]
-        kinds = list(KINDS)
-    problems = [("square", s, s, s) for s in squares] + [("llm", m, k, n) for m in llm_m for k, n in llm_kn]
-
     records, rows, notes = [], [], []
     t_start = time.time()
+    failed = []
     try:
-        for kind in kinds:
-            for group, m, k, n in problems:
-                t, flop, diff = measure(bench, kind, m, k, n, device)
-                rec = {
-                    "kind": kind, "group": group, "m": m, "k": k, "n": n,
-                    "myns_ms": t["myns"], "torch_ms": t["torch"],
-                    "myns_tflops": flop / t["myns"] / 1e9, "torch_tflops": flop / t["torch"] / 1e9,
-                    "ratio": t["torch"] / t["myns"], "rel_diff": diff,
-                }
-                records.append(rec)
-                rows.append([kind, f"{m}x{k}x{n}", rec["myns_tflops"], rec["torch_tflops"], rec["ratio"], diff])
-                print(f"{kind:>5} {m:>5}x{k:<5}x{n:<5} myns {rec['myns_tflops']:7.1f} TFLOP/s  torch "
-                      f"{rec['torch_tflops']:7.1f}  ratio {rec['ratio']:5.2f}  diff {diff:.1e}", flush=True)
-        want_sweep = getattr(args, "matmul_sweep", False) and device == "cuda"
-        sweep = sweep_rows(bench, device, getattr(args, "matmul_wg", False)) if want_sweep else []
+        for cls, kind, batch, m, k, n, lay in problems(quick):
+            if only and cls not in only:
+                continue
+            torch.backends.cuda.matmul.allow_tf32 = KINDS[kind][1]
+            torch.manual_seed(m * 7 + k * 3 + n + batch)
+            a, b = operands(kind, batch, m, k, n, lay)
+            mine = (lambda: myns.bmm(a, b)) if batch > 1 else (lambda: myns.matmul(a, b))
+            theirs = lambda: torch.matmul(a, b)  # noqa: E731
+            flop = 2.0 * batch * m * n * k
+            rep = 40 if flop < 1e12 else 80
+            med, per_round = bench_pair({"myns": mine, "torch": theirs}, rounds, rep)
+            share, checked = bound_share(mine(), a, b, kind)
+            elem = a.element_size()
+            gbytes = (batch * (m * k + k * n + m * n)) * elem / 1e9
+            rec = {
+                "class": cls, "kind": kind, "batch": batch, "m": m, "k": k, "n": n, "b_layout": lay,
+                "myns_ms": med["myns"], "torch_ms": med["torch"],
+                "myns_tflops": flop / med["myns"] / 1e9, "torch_tflops": flop / med["torch"] / 1e9,
+                "myns_gbs": gbytes / med["myns"] * 1e3, "torch_gbs": gbytes / med["torch"] * 1e3,
+                "ratio": med["torch"] / med["myns"], "rounds": per_round,
+                "bound_share": share, "checked": checked,
+            }
+            records.append(rec)
+            shape = f"{m}x{k}x{n}" if batch == 1 else f"{batch}x{m}x{k}x{n}"
+            if lay == "nk":
+                shape += " (W^T)"
+            bw = f"{rec['myns_gbs']:.0f} / {rec['torch_gbs']:.0f}" if cls in ("decode",) or (cls == "lm_head" and m == 1) else ""
+            rows.append([cls, kind, shape, round(rec["myns_tflops"], 1), round(rec["torch_tflops"], 1), round(rec["ratio"], 3), bw, f"{share:.2f}"])
+            if not share <= 1.0:
+                failed.append(f"{kind} {shape}: error {share:.2f} of its bound")
+            print(f"{cls:>9} {kind:>4} {shape:>22} myns {rec['myns_tflops']:7.1f} torch {rec['torch_tflops']:7.1f} "
+                  f"ratio {rec['ratio']:5.3f} {bw:>12} err/bound {share:.2f}", flush=True)
+            del a, b
     finally:
         torch.backends.cuda.matmul.allow_tf32 = old_tf32
-    tables = [{
-        "title": "myns.matmul vs torch.matmul (TFLOP/s, ratio = torch time / myns time)",
-        "columns": ["dtype", "MxKxN", "myns TFLOP/s", "torch TFLOP/s", "ratio", "rel diff"],
-        "rows": rows,
-    }]
-    if sweep:
-        tables.append({"title": "forced variants (MYNS_MATMUL_KERNEL)", "columns": ["dtype", "MxKxN", "variant", "TFLOP/s", "ratio"], "rows": sweep})
+    # Unaligned shapes against their aligned neighbours (myns TFLOP/s).
+    by = {(r["kind"], r["m"], r["k"], r["n"], r["b_layout"]): r for r in records}
+    neighbours = {(4096, 4096, 4095): (4096, 4096, 4096), (4096, 4095, 4096): (4096, 4096, 4096),
+                  (2048, 32001, 4096): (2048, 32000, 4096), (8192, 50257, 4096): (8192, 50256, 4096)}
     for r in records:
-        if r["ratio"] < 0.5:
-            notes.append(f"{r['kind']} {r['m']}x{r['k']}x{r['n']}: ratio {r['ratio']:.2f} (< 0.5)")
-    if device == "cuda":
-        cold = cold_start_ms()
-        if cold:
-            notes.append(
-                f"cold start (CUDA_CACHE_DISABLE=1, fresh process): load_library + set-up {cold[0]:.0f} ms, "
-                f"first bf16 matmul {cold[1]:.0f} ms, first f32 matmul {cold[2]:.0f} ms"
-            )
-    plots = []
-    for kind in kinds:
-        sq = [r for r in records if r["kind"] == kind and r["group"] == "square"]
-        if sq:
-            plots.append({
-                "title": f"square {kind}", "kind": "line", "xlabel": "M = K = N", "ylabel": "TFLOP/s", "logx": True,
-                "series": {"myns": [[r["m"], r["myns_tflops"]] for r in sq], "torch (cuBLAS)": [[r["m"], r["torch_tflops"]] for r in sq]},
-            })
-    llm = [r for r in records if r["group"] == "llm"]
-    if llm:
-        plots.append({
-            "title": "LLM shapes: myns / cuBLAS speed ratio", "kind": "bar", "xlabel": "MxKxN", "ylabel": "ratio",
-            "series": {kind: [[f"{r['m']}x{r['k']}x{r['n']}", r["ratio"]] for r in llm if r["kind"] == kind] for kind in kinds},
-        })
-    return {"tables": tables, "records": records, "plots": plots, "notes": notes, "seconds": time.time() - t_start}
+        key = (r["m"], r["k"], r["n"])
+        if r["class"] == "unaligned" and key in neighbours:
+            nb = by.get((r["kind"], *neighbours[key], "kn"))
+            if nb:
+                r["vs_aligned"] = r["myns_tflops"] / nb["myns_tflops"]
+                notes.append(f"{r['kind']} {r['m']}x{r['k']}x{r['n']}: {r['vs_aligned']:.2f} of the aligned neighbour's throughput "
+                             f"({r['myns_tflops']:.0f} vs {nb['myns_tflops']:.0f} TFLOP/s), {r['ratio']:.2f}x cuBLAS")
+    summary = []
+    for cls, target in TARGETS.items():
+        rs = [r for r in records if r["class"] == cls]
+        if rs:
+            lo = min(rs, key=lambda r: r["ratio"])
+            summary.append([cls, len(rs), round(statistics.median(r["ratio"] for r in rs), 3), round(lo["ratio"], 3),
+                            f"{lo['kind']} {lo['m']}x{lo['k']}x{lo['n']}", "" if target is None else target])
+    if failed:
+        notes.append("ERRORS OUT OF BOUND: " + "; ".join(failed))
+    tables = [
+        {"title": "myns vs torch.matmul (cuBLAS): TFLOP/s, ratio = torch time / myns time; GB/s of the operands (decode); "
+                  "err/bound = worst element's error over its bound (<= 1 passes)",
+         "columns": ["class", "dtype", "MxKxN", "myns TFLOP/s", "torch TFLOP/s", "ratio", "GB/s myns / torch", "err/bound"], "rows": rows},
+        {"title": "by class (ratio median and minimum; target)", "columns": ["class", "problems", "median ratio", "min ratio", "min at", "target"], "rows": summary},
+    ]
+    return {"tables": tables, "records": records, "notes": notes, "failed": failed, "seconds": time.time() - t_start, "rounds": rounds}
 
 
-def add_args(p: argparse.ArgumentParser) -> None:
-    """Options of this benchmark (bench/run.py calls this hook too)."""
-    p.add_argument("--matmul-sweep", action="store_true", help="matmul: also time every forced kernel variant on a few shapes")
-    p.add_argument("--matmul-wg", action="store_true", help="matmul: include the Hopper (wgmma) kernel in the sweep")
+def markdown_table(t):
+    out = [f"**{t['title']}**", "", "| " + " | ".join(t["columns"]) + " |", "|" + "---|" * len(t["columns"])]
+    for r in t["rows"]:
+        out.append("| " + " | ".join(str(c) for c in r) + " |")
+    return "\n".join(out)
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    try:
-        from common import add_common_args
-
-        add_common_args(p)
-    except ImportError:
-        p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-        p.add_argument("--quick", action="store_true")
-    add_args(p)
-    p.add_argument("--sweep", dest="matmul_sweep", action="store_true", help="short for --matmul-sweep")
-    p.add_argument("--wg", dest="matmul_wg", action="store_true", help="short for --matmul-wg")
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--only", default="", help="comma-separated classes")
     p.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"))
+    p.add_argument("--command", default=" ".join(["python"] + sys.argv), help="the command line to record in the report")
     args = p.parse_args()
     res = run(args)
+    gpu = torch.cuda.get_device_name()
+    tag = "h100" if "H100" in gpu else "h200" if "H200" in gpu else gpu.lower().replace(" ", "_")
+    commit = os.environ.get("MYNS_GIT_COMMIT", "unknown")
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    env = {"gpu": gpu, "torch": torch.__version__, "cuda": torch.version.cuda, "commit": commit, "date": when,
+           "command": args.command, "rounds": res["rounds"]}
+    res["environment"] = env
     os.makedirs(args.out, exist_ok=True)
-    try:
-        from common import environment, markdown_table, plot
-
-        res["environment"] = environment(args.device)
-        for t in res["tables"]:
-            print(f"\n{t['title']}\n" + markdown_table(t))
-        drawn = plot(res, os.path.join(args.out, "matmul.png"), "myns.matmul vs torch.matmul")
-    except ImportError:
-        drawn = False
-        for t in res["tables"]:
-            print(f"\n{t['title']}")
-            for row in t["rows"]:
-                print(" ".join(f"{c:.3g}" if isinstance(c, float) else str(c) for c in row))
-    for n in res["notes"]:
-        print("-", n)
-    with open(os.path.join(args.out, "matmul.json"), "w") as f:
+    md = [f"# myns matmul on {gpu}", "", f"commit `{commit}`, {when}, torch {torch.__version__}", "",
+          f"command: `{args.command}`", "", f"{res['rounds']} interleaved rounds, do_bench medians; {res['seconds']:.0f} s", ""]
+    for t in res["tables"]:
+        md += [markdown_table(t), ""]
+    md += [f"- {n}" for n in res["notes"]]
+    text = "\n".join(md) + "\n"
+    print("\n" + text)
+    with open(os.path.join(args.out, f"{tag}-matmul.md"), "w") as f:
+        f.write(text)
+    with open(os.path.join(args.out, f"{tag}-matmul.json"), "w") as f:
         json.dump(res, f, indent=1)
-    print(f"wrote {args.out}/matmul.json" + (" and matmul.png" if drawn else "") + f" ({res['seconds']:.0f} s)")
+    with open(os.path.join(args.out, "history.jsonl"), "a") as f:
+        line = {**env, "classes": {r[0]: {"median": r[2], "min": r[3]} for r in res["tables"][1]["rows"]}, "failed": res["failed"]}
+        f.write(json.dumps(line) + "\n")
+    sys.exit(1 if res["failed"] else 0)
 
 
 if __name__ == "__main__":

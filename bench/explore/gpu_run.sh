@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine from a bundle made by bench/explore/bundle.sh
+# (the library, the Python loader, the matmul tests and benchmarks):
+#   bash bench/explore/gpu_run.sh <step>...   steps: explore, tests, sanitize, bench, ncu
+# Logs and results go to $OUT (at most 8 files come back).
+set -uo pipefail
+cd "$(dirname "$0")"/../..   # the bundle's root
+OUT=${OUT:-/tmp/myns-gpu}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1 MYNS_LIBRARY=$PWD/libmyns.so PYTHONPATH=$PWD/python_loader
+export MYNS_GIT_COMMIT=$(cat COMMIT 2>/dev/null || echo unknown)
+TORCH_LIB=$(python3 -c 'import torch, os; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')
+export LD_LIBRARY_PATH=$TORCH_LIB:/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}
+status=0
+for step in "$@"; do
+  echo "== $step (commit $MYNS_GIT_COMMIT) $(date +%T)"
+  case $step in
+    explore) timeout 300 python3 bench/explore/matmul_variants.py --out "$OUT" 2>&1 | tee "$OUT/explore.log" | tail -5 || status=1 ;;
+    tests) timeout 420 python3 -m pytest -q -p no:cacheprovider --timeout 300 tests/python/test_matmul_kernels.py tests/python/test_bmm.py 2>&1 \
+             | tee "$OUT/pytest.log" | tail -25 || status=1 ;;
+    sanitize)
+      for tool in memcheck racecheck; do
+        only=""; [ $tool = racecheck ] && only=--only-wg
+        timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 python3 tests/python/test_matmul_kernels.py --sanitize $only 2>&1 \
+          | tee "$OUT/sanitize-$tool.log" | tail -4 || status=1
+      done ;;
+    bench) timeout 500 python3 bench/bench_matmul.py --out "$OUT" --command "python3 bench/bench_matmul.py --rounds 3" 2>&1 | tee "$OUT/bench.log" | tail -70 || status=1 ;;
+  esac
+done
+exit $status

@@ -1,0 +1,140 @@
+"""Exploration: forced kernel variants (MYNS_MATMUL_KERNEL) against cuBLAS on
+the shapes that set the automatic choice, each result checked against its
+elementwise float64 bound (on sampled rows). One do_bench median per variant,
+cuBLAS timed before and after the variants of a shape (its median of two).
+
+    python bench/explore/matmul_variants.py [--out DIR] [--only decode,square]
+
+Prints one line per (shape, variant) as it goes and a table at the end;
+writes `matmul-variants.json` under --out.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import myns  # noqa: E402
+from bench_matmul import KINDS, bound_share  # noqa: E402
+
+# (group, kind, batch, m, k, n, b_layout, variants)
+SQ = ["auto", "wg256", "wg128", "wgp128", "wgp64"]
+CASES = [
+    ("square", "bf16", 1, 512, 512, 512, "kn", ["auto", "wg64", "wgp64", "wg128", "wgp128", "64"]),
+    ("square", "bf16", 1, 1024, 1024, 1024, "kn", SQ + ["wg64"]),
+    ("square", "bf16", 1, 2048, 2048, 2048, "kn", SQ + ["wg128/2", "wgp128/2"]),
+    ("square", "bf16", 1, 4096, 4096, 4096, "kn", SQ),
+    ("square", "bf16", 1, 8192, 8192, 8192, "kn", ["auto", "wg256", "wgp128"]),
+    ("square", "bf16", 1, 4096, 4096, 4096, "nk", ["auto", "wg256", "wgp128"]),
+    ("square", "bf16", 1, 4096, 4096, 4096, "tn", ["auto", "wg256", "wgp128"]),
+    ("llm", "bf16", 1, 4096, 4096, 14336, "nk", ["auto", "wg256", "wgp128"]),
+    ("llm", "bf16", 1, 8192, 14336, 4096, "nk", ["auto", "wg256", "wgp128"]),
+    ("llm", "bf16", 1, 4096, 4096, 1024, "nk", ["auto", "wg256", "wg128", "wgp128", "wgp64"]),
+    ("ragged", "bf16", 1, 3000, 1000, 2000, "kn", ["auto", "wg256", "wg128", "wgp128", "wgp64", "wg64"]),
+    ("ragged", "bf16", 1, 4096, 4096, 4088, "kn", ["auto", "wg256", "wgp128"]),
+    ("ragged", "bf16", 1, 1000, 1000, 1000, "kn", ["auto", "wg128", "wgp128", "wgp64", "wg64"]),
+    ("decode", "bf16", 1, 1, 4096, 4096, "kn", ["auto", "skinny/1", "skinny/2", "skinny/4", "skinny/8", "16/8", "nowg"]),
+    ("decode", "bf16", 1, 1, 4096, 14336, "kn", ["auto", "skinny/1", "skinny/2", "skinny/4"]),
+    ("decode", "bf16", 1, 1, 14336, 4096, "kn", ["auto", "skinny/2", "skinny/4", "skinny/8"]),
+    ("decode", "bf16", 1, 1, 4096, 4096, "nk", ["auto", "skinny/2", "skinny/4", "skinny/8"]),
+    ("decode", "bf16", 1, 1, 4096, 128256, "nk", ["auto", "skinny/1", "skinny/2"]),
+    ("decode", "bf16", 1, 16, 4096, 4096, "kn", ["auto", "skinny/2", "skinny/4", "skinny/8", "16/4", "nowg"]),
+    ("decode", "bf16", 1, 16, 4096, 14336, "kn", ["auto", "skinny/1", "skinny/2", "skinny/4"]),
+    ("decode", "bf16", 1, 16, 14336, 4096, "kn", ["auto", "skinny/2", "skinny/4", "skinny/8"]),
+    ("decode", "bf16", 1, 16, 4096, 4096, "nk", ["auto", "skinny/2", "skinny/4", "skinny/8"]),
+    ("decode", "bf16", 1, 32, 4096, 4096, "kn", ["auto", "wg64", "wgp64", "wg64/2", "64/2", "nowg"]),
+    ("decode", "bf16", 1, 64, 4096, 4096, "kn", ["auto", "wg64", "wgp64", "wg64/2", "wgp64/2", "nowg"]),
+    ("decode", "bf16", 1, 128, 4096, 4096, "kn", ["auto", "wg64", "wgp64", "wgp128", "wg128", "wg64/2", "wgp64/2"]),
+    ("decode", "bf16", 1, 128, 4096, 14336, "kn", ["auto", "wg256", "wg128", "wgp128", "wgp64"]),
+    ("decode", "bf16", 1, 128, 14336, 4096, "kn", ["auto", "wg64/2", "wgp64/2", "wgp128/2", "wgp64/4"]),
+    ("unaligned", "bf16", 1, 4096, 4096, 4095, "kn", ["auto", "wgp128"]),
+    ("unaligned", "bf16", 1, 4096, 4095, 4096, "kn", ["auto", "wgp128"]),
+    ("unaligned", "bf16", 1, 2048, 32001, 4096, "kn", ["auto"]),
+    ("unaligned", "bf16", 1, 2048, 32000, 4096, "kn", ["auto"]),
+    ("unaligned", "bf16", 1, 2048, 4096, 32001, "nk", ["auto"]),
+    ("unaligned", "bf16", 1, 2048, 4096, 32000, "nk", ["auto"]),
+    ("bmm", "bf16", 32, 512, 512, 512, "kn", ["auto", "wg64", "wgp64", "wg128", "wgp128", "wg256"]),
+    ("bmm", "bf16", 8, 2048, 2048, 2048, "kn", ["auto", "wg256", "wgp128"]),
+    ("bmm", "bf16", 256, 128, 64, 128, "kn", ["auto", "wg64", "wgp64", "wg128"]),
+    ("tf32", "tf32", 1, 4096, 4096, 4096, "kn", ["auto", "wg256", "wgr"]),
+    ("tf32", "tf32", 1, 2048, 2048, 2048, "kn", ["auto", "wg256", "wg128"]),
+    ("tf32", "tf32", 1, 128, 4096, 4096, "kn", ["auto"]),
+    ("tf32", "tf32", 1, 1, 4096, 4096, "kn", ["auto", "16/8"]),
+    ("f32", "f32", 1, 4096, 4096, 4096, "kn", ["auto"]),
+    ("f32", "f32", 1, 1, 4096, 4096, "kn", ["auto", "16/8"]),
+]
+
+
+def operands(kind, batch, m, k, n, lay):
+    dtype = KINDS[kind][0]
+    if lay == "tn":
+        a = torch.randn(k, m, device="cuda", dtype=dtype).t()
+    else:
+        a = torch.randn((m, k) if batch == 1 else (batch, m, k), device="cuda", dtype=dtype)
+    if lay == "nk":
+        b = torch.randn(n, k, device="cuda", dtype=dtype).t()
+    else:
+        b = torch.randn((k, n) if batch == 1 else (batch, k, n), device="cuda", dtype=dtype)
+    return a, b
+
+
+def main():
+    from triton.testing import do_bench
+
+    p = argparse.ArgumentParser()
+    p.add_argument("--out", default=".")
+    p.add_argument("--only", default="")
+    args = p.parse_args()
+    only = [s for s in args.only.split(",") if s]
+    rows, bad = [], []
+    t0 = time.time()
+    for group, kind, batch, m, k, n, lay, variants in CASES:
+        if only and group not in only:
+            continue
+        torch.backends.cuda.matmul.allow_tf32 = KINDS[kind][1]
+        torch.manual_seed(m + k + n)
+        a, b = operands(kind, batch, m, k, n, lay)
+        flop = 2.0 * batch * m * k * n
+        gbytes = batch * (m * k + k * n + m * n) * a.element_size() / 1e9
+        fn = (lambda: myns.bmm(a, b)) if batch > 1 else (lambda: myns.matmul(a, b))
+        t_torch = [do_bench(lambda: torch.matmul(a, b), warmup=10, rep=40, return_mode="median")]
+        res = {}
+        for v in variants:
+            myns.set_override("MYNS_MATMUL_KERNEL", v)
+            try:
+                fn()
+                torch.cuda.synchronize()
+                res[v] = do_bench(fn, warmup=10, rep=40, return_mode="median")
+                share, _ = bound_share(fn(), a, b, kind)
+            except Exception as e:  # a variant the shape cannot take, or a failure: record it
+                res[v], share = float("nan"), float("nan")
+                print(f"  {v}: {type(e).__name__}: {str(e)[:200]}", flush=True)
+            if not share <= 1.0:
+                bad.append(f"{group} {kind} {batch}x{m}x{k}x{n} {lay} {v}: err/bound {share}")
+            res[v + ":err"] = share
+        myns.set_override("MYNS_MATMUL_KERNEL", None)
+        t_torch.append(do_bench(lambda: torch.matmul(a, b), warmup=10, rep=40, return_mode="median"))
+        tt = statistics.median(t_torch)
+        for v in variants:
+            t = res[v]
+            rows.append({"group": group, "kind": kind, "batch": batch, "m": m, "k": k, "n": n, "lay": lay, "variant": v,
+                         "ms": t, "tflops": flop / t / 1e9, "gbs": gbytes / t * 1e3, "ratio": tt / t, "torch_ms": tt,
+                         "torch_spread": t_torch, "err": res[v + ":err"]})
+            print(f"{group:>9} {kind:>4} {batch}x{m}x{k}x{n} {lay} {v:>9}: {flop / t / 1e9:7.1f} TFLOP/s {gbytes / t * 1e3:7.0f} GB/s "
+                  f"ratio {tt / t:5.3f} (torch {flop / tt / 1e9:6.1f}, {t_torch[0]:.4f}/{t_torch[1]:.4f} ms) err/bound {res[v + ':err']:.2f}", flush=True)
+        del a, b
+    with open(os.path.join(args.out, "matmul-variants.json"), "w") as f:
+        json.dump({"rows": rows, "bad": bad, "gpu": torch.cuda.get_device_name(), "seconds": time.time() - t0}, f, indent=1)
+    print(f"\n{len(rows)} timings in {time.time() - t0:.0f} s; {len(bad)} out of bound")
+    for line in bad:
+        print("BAD", line)
+
+
+if __name__ == "__main__":
+    main()
