@@ -422,18 +422,31 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
             if (ok1) row1[4 * j] = Pair<T>::make(d[h][4 * j + 2], d[h][4 * j + 3]);
           }
         } else {
-          // Right edge (or odd pitch): element stores, walking one pointer per row.
+          // Right edge, odd pitch or strided output: walking one pointer per
+          // row; pairs where both columns are in range and the row's pair is
+          // 4-byte aligned (an odd pitch: every other row), else elements.
           const int64_t scn = p.scn;
           T* q0 = c + r * p.scm + (n0 + 2 * t4) * scn;
           T* q1 = q0 + 8 * p.scm;
           const bool ok0 = r < M, ok1 = r + 8 < M;
+          const bool pair0 = scn == 1 && reinterpret_cast<uintptr_t>(q0) % (2 * sizeof(T)) == 0;
+          const bool pair1 = scn == 1 && reinterpret_cast<uintptr_t>(q1) % (2 * sizeof(T)) == 0;
+          using P = typename Pair<T>::type;
           int nn = n0 + 2 * t4;
 #pragma unroll
           for (int j = 0; j < BN / 8; ++j, nn += 8, q0 += 8 * scn, q1 += 8 * scn) {
-            if (ok0 && nn < N) q0[0] = from_acc<T>(d[h][4 * j]);
-            if (ok0 && nn + 1 < N) q0[scn] = from_acc<T>(d[h][4 * j + 1]);
-            if (ok1 && nn < N) q1[0] = from_acc<T>(d[h][4 * j + 2]);
-            if (ok1 && nn + 1 < N) q1[scn] = from_acc<T>(d[h][4 * j + 3]);
+            if (ok0 && pair0 && nn + 1 < N) {
+              *reinterpret_cast<P*>(q0) = Pair<T>::make(d[h][4 * j], d[h][4 * j + 1]);
+            } else {
+              if (ok0 && nn < N) q0[0] = from_acc<T>(d[h][4 * j]);
+              if (ok0 && nn + 1 < N) q0[scn] = from_acc<T>(d[h][4 * j + 1]);
+            }
+            if (ok1 && pair1 && nn + 1 < N) {
+              *reinterpret_cast<P*>(q1) = Pair<T>::make(d[h][4 * j + 2], d[h][4 * j + 3]);
+            } else {
+              if (ok1 && nn < N) q1[0] = from_acc<T>(d[h][4 * j + 2]);
+              if (ok1 && nn + 1 < N) q1[scn] = from_acc<T>(d[h][4 * j + 3]);
+            }
           }
         }
       }

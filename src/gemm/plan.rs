@@ -121,8 +121,10 @@ pub(crate) fn choose_tile(tiles: &[Tile], m: i64, n: i64, k: i64, batch: i64, sm
 pub(crate) fn small_kernel_choice(tiles: &[Tile], m: i64, n: i64, k: i64, batch: i64, sms: i64, simt: bool) -> (usize, i64) {
     let last = tiles.len() - 1;
     if m <= 16 {
+        // At least 512 of K per split: M = 1, K = N = 4096 float32 ran at
+        // 0.45 of cuBLAS in 16 splits, 0.74 in 8 (H100, run 1).
         let count = tiles_of(&tiles[last], m, n, batch);
-        return (last, auto_splits(count, 2 * sms * tiles[last].per_sm, k, 256));
+        return (last, auto_splits(count, 2 * sms * tiles[last].per_sm, k, 512));
     }
     if simt {
         // The 128 tile where it fills the SMs; else 64 x 64 tiles split over
@@ -182,29 +184,33 @@ fn wg_tiles(m: i64, n: i64, batch: i64, bn: i64) -> i64 {
 /// ranges, in multiply-adds of one SM at the tensor cores' peak: whole waves
 /// of tiles over the SMs, each tile's time its multiply-adds over the tile's
 /// relative efficiency plus a fixed per-tile cost (pipeline fill and the
-/// epilogue, which ping-pong partly hides); at least the time to read the
-/// operands from memory once (small M is memory-bound); plus, for split K,
-/// the float32 partials written and read back and the reduction's launch.
-/// One byte of memory traffic costs about 1.2 such units on the H100
-/// (3.7e12 multiply-adds per SM per second against 3 TB/s). Efficiencies
-/// from the H100 sweeps (bf16, `bench/explore`).
+/// epilogue); against the time to read the operands from memory once (small
+/// M is memory-bound: the larger of the two, plus a quarter of the smaller,
+/// as they overlap imperfectly); plus, for split K, the float32 partials
+/// written and read back and the reduction's launch. One byte of memory
+/// traffic costs about 1.2 such units on the H100 (3.7e12 multiply-adds per
+/// SM per second against 3 TB/s). Efficiencies and costs fitted to the H100
+/// sweep in bench/explore (run 1: bf16, 23 shapes; the choice is within 8%
+/// of the best variant there except M = 32): 128 x 256 1.0, 128 x 128 0.80,
+/// 128 x 64 0.55, ping-pong a little below cooperative (the turn-taking costs
+/// more than the hidden epilogue saves at these sizes).
 pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i64, sms: i64, elem: i64) -> f64 {
     const UNITS_PER_BYTE: f64 = 1.2;
-    const LAUNCH: f64 = 3.7e6 * 3.0; // about 3 us
+    const LAUNCH: f64 = 3.7e6 * 4.5; // about 4.5 us: the reduction kernel's launch and tail
     let tiles = wg_tiles(m, n, batch, t.bn) * splits;
     let eff = match (t.bn, t.pingpong) {
         (256, _) => 1.0,
         (128, false) => 0.80,
-        (128, true) => 0.86,
+        (128, true) => 0.78,
         (_, false) => 0.55,
-        (_, true) => 0.60,
+        (_, true) => 0.52,
     };
     let k_per = cdiv(k, splits) as f64;
     let fixed = if t.pingpong { 96.0 } else { 160.0 };
     let per_tile = (WG_BM * t.bn) as f64 * (k_per + fixed) / eff;
     let compute = cdiv(tiles, sms) as f64 * per_tile;
-    let bytes = ((m * k + k * n) * elem + m * n * elem) as f64 * batch as f64;
-    let mut time = compute.max(bytes * UNITS_PER_BYTE);
+    let memory = ((m * k + k * n) * elem + m * n * elem) as f64 * batch as f64 * UNITS_PER_BYTE;
+    let mut time = compute.max(memory) + 0.25 * compute.min(memory);
     if splits > 1 {
         time += (m * n * batch * splits * 8) as f64 * UNITS_PER_BYTE + LAUNCH;
     }
@@ -288,15 +294,17 @@ pub(crate) struct SkinnyPlan {
 
 /// The skinny kernel for `m <= 16` rows: the smallest cluster size that
 /// brings the blocks (64-column strips, per batch, times the cluster) to
-/// 1.5 per SM (two fit), keeping at least 64 of K per warp (512 per block);
-/// else the largest such. `forced_ranks` overrides (rounded up to a size
-/// the kernel takes).
+/// 0.9 per SM, keeping at least 64 of K per warp (512 per block); else the
+/// largest such. On the H100 (run 1), M = 1 against 4096 x 4096 weights ran
+/// at 1.63 TB/s on 2 blocks per cluster (128 blocks), 1.30 on 4 and 1.20 on
+/// 8; against 4096 x 14336 at 2.39 on 1 (224 blocks), 2.18 on 2.
+/// `forced_ranks` overrides (rounded up to a size the kernel takes).
 pub(crate) fn skinny_plan(m: i64, n: i64, k: i64, batch: i64, sms: i64, forced_ranks: Option<i64>) -> Option<SkinnyPlan> {
     if m > SKINNY_MAX_M || m < 1 || k < 1 {
         return None;
     }
     let strips = cdiv(n, SKINNY_NW) * batch.min(65_535);
-    let target = 3 * sms / 2;
+    let target = (9 * sms).div_ceil(10);
     let ranks = match forced_ranks {
         Some(r) => *SKINNY_CLUSTERS.iter().find(|&&c| c >= r).unwrap_or(&SKINNY_CLUSTERS[SKINNY_CLUSTERS.len() - 1]),
         None => SKINNY_CLUSTERS
@@ -448,12 +456,12 @@ mod tests {
 
     #[test]
     fn skinny_plans() {
-        // Decode against 4096 x 4096: 64 strips, 4 blocks per cluster -> 256 blocks.
+        // Decode against 4096 x 4096: 64 strips, 2 blocks per cluster -> 128 blocks.
         let p = skinny_plan(1, 4096, 4096, 1, SMS, None).unwrap();
-        assert_eq!((p.ranks, p.k_chunk, p.mt), (4, 1024, 1));
+        assert_eq!((p.ranks, p.k_chunk, p.mt), (2, 2048, 1));
         // Wide N needs no cluster.
         assert_eq!(skinny_plan(16, 14336, 4096, 1, SMS, None).unwrap().ranks, 1);
-        assert_eq!(skinny_plan(16, 4096, 14336, 1, SMS, None).unwrap().ranks, 4);
+        assert_eq!(skinny_plan(16, 4096, 14336, 1, SMS, None).unwrap().ranks, 2);
         assert_eq!(skinny_plan(16, 128256, 4096, 1, SMS, None).unwrap(), SkinnyPlan { ranks: 1, k_chunk: 4096, mt: 2 });
         // Short K keeps at least 512 per block.
         assert_eq!(skinny_plan(1, 64, 1000, 1, SMS, None).unwrap().ranks, 1);

@@ -39,7 +39,10 @@ fn eligible(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, a_reg: bool, inf
     } else {
         half && q.sbn == 1 && rows_ok(q.sbk, q.n) && batch_ok(q.sbb, q.k * q.sbk)
     };
+    // TMA wants 16-byte aligned starts as well as strides.
     info.cc == (9, 0)
+        && q.a.is_multiple_of(16)
+        && q.b.is_multiple_of(16)
         && WG.iter().chain(WGP.iter()).all(|t| t.smem() as i32 <= info.max_smem)
         && a_ok
         && b_ok

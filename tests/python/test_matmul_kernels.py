@@ -400,7 +400,7 @@ def test_in_cuda_graph(variant, kernel_override):
     cluster launches capture: a graph replays correctly on new inputs."""
     kernel_override("MYNS_MATMUL_KERNEL", variant)
     a = torch.randn(8, 1024, device="cuda", dtype=torch.bfloat16)
-    b = torch.randn(1024 * 385, device="cuda", dtype=torch.bfloat16)[1:].view(1024, 384)  # unaligned: staged
+    b = torch.randn(1024 * 384 + 1, device="cuda", dtype=torch.bfloat16)[1:].view(1024, 384)  # misaligned start: staged
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(s):
