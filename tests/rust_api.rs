@@ -97,8 +97,12 @@ fn autograd_through_the_dispatcher() -> Result<()> {
     Ok(())
 }
 
-fn err_text<T: std::fmt::Debug>(r: Result<T>) -> String {
-    format!("{:#}", r.expect_err("expected an error"))
+fn err_text<T: std::fmt::Debug>(r: myns::Result<T>) -> String {
+    r.expect_err("expected an error").to_string()
+}
+
+fn err_kind<T: std::fmt::Debug>(r: myns::Result<T>) -> myns::ErrorKind {
+    r.expect_err("expected an error").kind()
 }
 
 #[test]
@@ -110,8 +114,8 @@ fn errors_name_op_and_argument() {
     assert!(e.contains("myns::matmul") && e.contains("`a`") && e.contains("2-D"), "{e}");
     let e = err_text(myns::matmul(&cpu(&[2, 2], Kind::Float), &cpu(&[2, 2], Kind::Double)));
     assert!(e.contains("`b`") && e.contains("torch.float64"), "{e}");
-    let e = err_text(myns::add(&cpu(&[2], Kind::Int64), &cpu(&[2], Kind::Int64)));
-    assert!(e.contains("myns::add") && e.contains("unsupported dtype torch.int64"), "{e}");
+    let e = err_text(myns::add(&cpu(&[2], Kind::Int8), &cpu(&[2], Kind::Int8)));
+    assert!(e.contains("myns::add") && e.contains("unsupported dtype torch.int8"), "{e}");
     let e = err_text(myns::add(&cpu(&[2], Kind::Bool), &cpu(&[2], Kind::Bool)));
     assert!(e.contains("torch.bool"), "{e}");
     let e = err_text(myns::add(&cpu(&[2, 3], Kind::Float), &cpu(&[3, 2], Kind::Float)));
@@ -122,13 +126,21 @@ fn errors_name_op_and_argument() {
     assert!(myns::add(&cpu(&[2], Kind::Float), &cpu(&[2], Kind::Float)).is_ok());
 }
 
+/// Each kind of error is what PyTorch raises for the same situation.
 #[test]
-fn missing_driver_is_an_error_not_a_crash() {
-    if tch::Cuda::is_available() {
-        return;
-    }
-    let e = myns::cuda::context(0).expect_err("no CUDA here");
-    assert!(format!("{e}").contains("CUDA"), "{e}");
+fn errors_keep_their_kind() -> Result<()> {
+    use myns::ErrorKind;
+    let cpu = |s: &[i64], k: Kind| Tensor::ones(s, (k, Device::Cpu));
+    let x = cpu(&[2, 3], Kind::Float);
+    assert_eq!(err_kind(myns::softmax(&x, 5)), ErrorKind::Index);
+    assert_eq!(err_kind(myns::add(&cpu(&[2], Kind::Bool), &cpu(&[2], Kind::Bool))), ErrorKind::NotImplemented);
+    assert_eq!(err_kind(myns::rms_norm(&x, &cpu(&[3], Kind::Float), -1.0)), ErrorKind::Value);
+    assert_eq!(err_kind(myns::matmul(&x, &x)), ErrorKind::Runtime);
+    let mut i = cpu(&[2], Kind::Int);
+    assert_eq!(err_kind(myns::scale_(&mut i, 2.5)), ErrorKind::Runtime);
+    myns::scale_(&mut i, 2)?;
+    assert_eq!(Vec::<i32>::try_from(&i)?, vec![2, 2]);
+    Ok(())
 }
 
 #[test]

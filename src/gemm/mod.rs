@@ -192,8 +192,8 @@ static SIMT_F32: [Layouts; 3] = [
     layouts!(kernels::MATMUL_SIMT, "mm_simt_f32_64"),
     layouts!(kernels::MATMUL_SIMT, "mm_simt_f32_16"),
 ];
-static GENERIC: cuda::DTypeKernels = crate::dtype_kernels!(kernels::MATMUL, "matmul");
-static REDUCE: cuda::DTypeKernels = crate::dtype_kernels!(kernels::MATMUL_TC, "mm_splitk_reduce");
+static GENERIC: cuda::DTypeKernels = crate::cuda::dtype_kernels!(kernels::MATMUL, "matmul");
+static REDUCE: cuda::DTypeKernels = crate::cuda::dtype_kernels!(kernels::MATMUL_TC, "mm_splitk_reduce");
 
 /// How the fast kernels can read one operand with `rows` rows (m for a, n
 /// for b) and reduction length `k`, strides `sr`/`sk`/`sbatch` (elements):

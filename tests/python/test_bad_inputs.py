@@ -1,8 +1,9 @@
 """The bad-input matrix: every op x every argument x every kind of bad or odd
 input. Each case either computes the right answer (against a float64
-reference on the same inputs) or raises a RuntimeError that names the op;
-either way the process carries on and a valid call afterwards works. The run
-prints how many cases were tried and how they ended."""
+reference on the same inputs) or raises an error that names the op, of the
+class PyTorch raises for the same problem (`EXPECTED_CLASS`); either way the
+process carries on and a valid call afterwards works. The run prints how
+many cases were tried and how they ended."""
 
 from __future__ import annotations
 
@@ -79,6 +80,22 @@ def cases(device):
                 yield pytest.param(name, i, label, v, id=f"{name}-arg{i}-{label}")
 
 
+ERRORS = (RuntimeError, ValueError, IndexError, NotImplementedError, TypeError)
+
+
+def expected_class(label, msg):
+    """The exception class PyTorch raises for this kind of bad input."""
+    if label.startswith("dtype="):
+        if "has dtype" in msg and "but `" in msg:
+            return RuntimeError  # a supported dtype that disagrees with another argument's
+        return NotImplementedError  # a dtype without a kernel
+    if label.startswith("dim="):
+        return IndexError  # a dimension out of range
+    if label in ("neg", "nan", "inf"):
+        return ValueError  # a bad value (eps)
+    return RuntimeError  # shapes, dtypes or devices that disagree, overlapping in-place arguments
+
+
 def run_case(name, i, label, value, device):
     torch.manual_seed(0)
     args = list(CASES[name].args(torch.float32, device))
@@ -90,12 +107,15 @@ def run_case(name, i, label, value, device):
         ref, ref_error = None, e
     try:
         out = call(name, args)
-    except RuntimeError as e:
+    except ERRORS as e:
         msg = str(e)
         assert "Exception raised from" not in msg, msg
         # Our own checks name the op; PyTorch's in-place/aliasing rules name neither.
         assert f"myns::{name}" in msg or "in-place" in msg or "memory location" in msg, msg
-        return "error"
+        want = expected_class(label, msg)
+        # (PyTorch's own dispatcher errors for a device without a kernel are NotImplementedError too.)
+        assert type(e) is want or issubclass(type(e), want), f"raised {type(e).__name__}, expected {want.__name__}: {msg}"
+        return f"error:{type(e).__name__}"
     if any(isinstance(o, torch.Tensor) and o.device.type == "meta" for o in out):
         return "meta"  # a meta-only call: shapes, no values to compare
     assert ref_error is None, f"computed a result where the reference fails ({ref_error})"

@@ -105,12 +105,12 @@ def test_first_launch_on_a_fresh_thread():
 
 
 def test_out_of_memory_is_an_error_and_the_process_recovers():
-    """An output allocation that cannot be met raises (PyTorch's "CUDA out of
-    memory" message, a RuntimeError) and later calls work."""
+    """An output allocation that cannot be met raises torch.OutOfMemoryError
+    (what batch-size finders catch), and later calls work."""
     free, _ = torch.cuda.mem_get_info()
     x = torch.empty(int(free * 0.4) // 4, device="cuda")
     outs = []
-    with pytest.raises(RuntimeError, match="out of memory"):
+    with pytest.raises(torch.OutOfMemoryError, match="out of memory"):
         for _ in range(4):  # the third copy cannot fit
             outs.append(myns.scale(x, 2.0))
     del outs, x

@@ -137,7 +137,7 @@ def test_forward_builds(build, shape, dtype, device, kernel_override):
         if covers:
             run()
         else:
-            with pytest.raises(RuntimeError, match=f"myns::{name}: MYNS_ROW_KERNEL=.* do not cover"):
+            with pytest.raises(ValueError, match=f"myns::{name}: MYNS_ROW_KERNEL=.* do not cover"):
                 run()
 
 
@@ -262,9 +262,11 @@ def test_compile_training(device):
 
 # --- errors ----------------------------------------------------------------------------
 
-def err(fn, *args):
-    with pytest.raises(RuntimeError) as info:
+def err(fn, *args, cls=RuntimeError):
+    """The message of the error `fn(*args)` raises, which must be of class `cls`."""
+    with pytest.raises(Exception) as info:
         fn(*args)
+    assert type(info.value) is cls, f"raised {type(info.value).__name__}, expected {cls.__name__}: {info.value}"
     return str(info.value)
 
 
@@ -274,23 +276,31 @@ def test_errors(device):
     assert "myns::rms_norm" in m and "`weight`" in m
     m = err(myns.rms_norm, x, torch.ones(5, 1, device=device), 1e-6)
     assert "`weight`" in m and "1-D" in m
-    m = err(myns.rms_norm, x, torch.ones(5, device=device), -1e-6)
+    m = err(myns.rms_norm, x, torch.ones(5, device=device), -1e-6, cls=ValueError)
     assert "`eps`" in m
-    m = err(myns.rms_norm, x, torch.ones(5, device=device), float("nan"))
+    m = err(myns.rms_norm, x, torch.ones(5, device=device), float("nan"), cls=ValueError)
     assert "`eps`" in m
     m = err(myns.rms_norm, x, torch.ones(5, device=device, dtype=torch.float64), 1e-6)
     assert "`weight`" in m and "dtype" in m
     m = err(myns.silu_and_mul, x)
     assert "myns::silu_and_mul" in m and "`x`" in m and "even" in m
     for dim in [2, -3, 100]:
-        m = err(myns.softmax, x, dim)
+        m = err(myns.softmax, x, dim, cls=IndexError)
         assert "myns::softmax" in m and "`dim`" in m
     m = err(myns.fused_add_rms_norm, x, torch.randn(3, 4, device=device), torch.ones(5, device=device), 1e-6)
     assert "myns::fused_add_rms_norm" in m and "`residual`" in m
     m = err(myns.fused_add_rms_norm, x, x, torch.ones(5, device=device), 1e-6)
-    assert "`residual`" in m and "same memory" in m
-    m = err(myns.scale, torch.ones(3, dtype=torch.int32, device=device), 2.0)
-    assert "myns::scale" in m and "`x`" in m and "torch.int32" in m
+    assert "`x`" in m and "`residual`" in m and "overlaps" in m
+    # Partly overlapping in-place arguments (rows 0-2 and 1-3 of one buffer).
+    buf = torch.randn(4, 5, device=device)
+    before = buf.clone()
+    m = err(myns.fused_add_rms_norm, buf[:3], buf[1:], torch.ones(5, device=device), 1e-6)
+    assert "`x`" in m and "`residual`" in m and "overlaps" in m
+    assert torch.equal(buf, before), "nothing is written when the call fails"
+    m = err(myns.scale_, torch.ones(1, 3, device=device).expand(2, 3), 2.0)
+    assert "myns::scale_" in m and "`x`" in m and "overlapping" in m
+    m = err(myns.scale, torch.ones(3, dtype=torch.int8, device=device), 2.0, cls=NotImplementedError)
+    assert "myns::scale" in m and "`x`" in m and "torch.int8" in m
     m = err(myns.silu_and_mul_backward, torch.randn(3, 3, device=device), torch.randn(3, 8, device=device))
     assert "`grad`" in m
     # A leaf that requires grad can't be scaled in place (PyTorch's own rule).
