@@ -7,7 +7,7 @@
 
 namespace myns {
 
-constexpr int EW_THREADS = 256, EW_UNROLL = 4;
+constexpr int EW_THREADS = MYNS_EW_THREADS, EW_UNROLL = MYNS_EW_UNROLL;
 
 // Integer types wrap on overflow, as PyTorch's do (unsigned arithmetic:
 // signed overflow is undefined in C++).

@@ -294,13 +294,6 @@ pub(crate) fn launch(
         .map_err(|e| driver_error("CUDA launch failed", e))
 }
 
-/// Grid of the streaming elementwise kernels (kernels/elementwise.cuh:
-/// 256 threads, 4 packs each) for `units` packs or elements; capped, as
-/// their loop strides over the rest.
-pub fn grid_elementwise(units: i64) -> u32 {
-    (units.max(1) as u64).div_ceil(256 * 4).min(1 << 20) as u32
-}
-
 /// Grid for a 1-D grid-stride loop over `n` elements; capped because the loop
 /// covers the rest.
 pub fn grid_1d(n: i64, block: u32) -> u32 {

@@ -23,6 +23,7 @@ pub mod capi;
 mod cuda;
 mod ffi;
 mod gemm;
+mod kernel_params;
 mod op;
 mod ops;
 mod overrides;

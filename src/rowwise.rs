@@ -72,10 +72,7 @@ pub fn can_vectorize(dtype: DType, row_len: i64, ptrs: &[usize]) -> bool {
     row_len % pack(dtype) == 0 && ptrs.iter().all(|p| p % 16 == 0)
 }
 
-/// kernels/rows.cuh `MYNS_ROW_MAX_THREADS`: the kernels' launch bound.
-const MAX_THREADS: i64 = 512;
-/// kernels/rows.cuh `MYNS_ROW_REGS_MAX_THREADS`: the register-resident builds' bound.
-const REGS_MAX_THREADS: i64 = 1024;
+use crate::kernel_params::{ROW_MAX_THREADS as MAX_THREADS, ROW_REGS_MAX_THREADS as REGS_MAX_THREADS};
 
 /// Which threads of a row kernel (kernels/rows.cuh) take which row.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! The plumbing of the C ABI (`include/myns.h`): status codes, the
 //! thread's last error, the panic boundary and handle conversions. Used by
-//! the op functions `op!` generates and by `crate::capi`.
+//! the op functions `op!` generates and by the C ABI module (`capi`).
 
 use crate::types::{Error, ErrorKind, Scalar};
 use std::cell::RefCell;

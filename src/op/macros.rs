@@ -64,18 +64,18 @@ macro_rules! op {
                         default: $crate::op::__op_default!($($default)?),
                     }),*],
                     returns: $crate::op::__op_returns!($ret),
-                    cpu: $crate::op::__op_some!($((|spec: &'static $crate::op::OpSpec, raw: &[$crate::ffi::Arg], _: ::std::option::Option<$crate::op::Cuda>|
+                    cpu: $crate::op::__op_some!($((|spec: &'static $crate::op::OpSpec, raw: &[$crate::op::RawArg], _: ::std::option::Option<$crate::op::Cuda>|
                         -> $crate::types::Result<::std::vec::Vec<::tch::Tensor>> {
                         let a = $Args::decode(spec, raw)?;
                         Ok($crate::op::Outputs::into_vec($cpu(&a)?))
                     }) as $crate::op::KernelFn)?),
-                    cuda: $crate::op::__op_some!($((|spec: &'static $crate::op::OpSpec, raw: &[$crate::ffi::Arg], cx: ::std::option::Option<$crate::op::Cuda>|
+                    cuda: $crate::op::__op_some!($((|spec: &'static $crate::op::OpSpec, raw: &[$crate::op::RawArg], cx: ::std::option::Option<$crate::op::Cuda>|
                         -> $crate::types::Result<::std::vec::Vec<::tch::Tensor>> {
                         let a = $Args::decode(spec, raw)?;
                         let cx = cx.ok_or_else(|| spec.error("no CUDA device"))?;
                         Ok($crate::op::Outputs::into_vec($cuda(&a, &cx)?))
                     }) as $crate::op::KernelFn)?),
-                    meta: |spec: &'static $crate::op::OpSpec, raw: &[$crate::ffi::Arg], _: ::std::option::Option<$crate::op::Cuda>|
+                    meta: |spec: &'static $crate::op::OpSpec, raw: &[$crate::op::RawArg], _: ::std::option::Option<$crate::op::Cuda>|
                         -> $crate::types::Result<::std::vec::Vec<::tch::Tensor>> {
                         let a = $Args::decode(spec, raw)?;
                         Ok($crate::op::Outputs::into_vec($meta(&a)?))
@@ -93,7 +93,7 @@ macro_rules! op {
             }
 
             #[allow(unused_assignments, unused_mut, unused_variables)]
-            fn decode(spec: &'static $crate::op::OpSpec, raw: &'a [$crate::ffi::Arg]) -> $crate::types::Result<Self> {
+            fn decode(spec: &'static $crate::op::OpSpec, raw: &'a [$crate::op::RawArg]) -> $crate::types::Result<Self> {
                 let mut i = 0usize;
                 Ok($Args {
                     $($arg: {

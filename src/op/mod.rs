@@ -6,7 +6,7 @@
 //! argument views ([`TensorArg`]), calling an op through the dispatcher
 //! ([`dispatch`]) and PyTorch's allocator ([`empty`]).
 //!
-//! It knows no op: the op table (`crate::ops`) is handed to the C++ bridge
+//! It knows no op: the op table (module `ops`) is handed to the C++ bridge
 //! and the C ABI above it.
 
 mod args;
@@ -14,6 +14,8 @@ pub(crate) mod cabi;
 mod macros;
 
 pub use args::{Contiguous, TensorArg};
+/// A boxed argument as C++ passes it (opaque to op modules: `op!` decodes it).
+pub(crate) use crate::ffi::Arg as RawArg;
 pub(crate) use args::decode;
 pub(crate) use macros::*;
 

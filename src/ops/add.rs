@@ -32,6 +32,14 @@ pub(crate) const OPS: Ops = &[Add::spec];
 /// Integer types `add` (and `scale`) take besides the float types.
 pub(crate) const INTS: [ScalarType; 2] = [ScalarType::Int, ScalarType::Long];
 
+/// Grid of the streaming elementwise kernels (kernels/elementwise.cuh:
+/// `EW_THREADS` threads, `EW_UNROLL` packs each) for `units` packs or
+/// elements; capped, as their loop strides over the rest.
+pub(crate) fn grid_elementwise(units: i64) -> u32 {
+    use crate::kernel_params::{EW_THREADS, EW_UNROLL};
+    (units.max(1) as u64).div_ceil((EW_THREADS * EW_UNROLL) as u64).min(1 << 20) as u32
+}
+
 static KERNELS: ElemKernels = elem_kernels!(crate::kernels::ADD, "add", "");
 
 fn check(a: &Add) -> Result<ScalarType> {
@@ -67,7 +75,7 @@ fn cuda(a: &Add, cx: &Cuda) -> Result<Tensor> {
     let units = if vec != 0 { n / (16 / t.kind().elt_size_in_bytes() as i64) } else { n };
     let f = KERNELS.get(t).ok_or_else(|| a.a.error("has no CUDA kernel"))?.function(cx.device)?;
     let mut params = [cuda::arg(&pa), cuda::arg(&pb), cuda::arg(&po), cuda::arg(&n), cuda::arg(&vec)];
-    cuda::launch(f, (cuda::grid_elementwise(units), 1, 1), (256, 1, 1), 0, cx.stream, &mut params)?;
+    cuda::launch(f, (grid_elementwise(units), 1, 1), (crate::kernel_params::EW_THREADS as u32, 1, 1), 0, cx.stream, &mut params)?;
     Ok(out)
 }
 

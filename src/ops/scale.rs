@@ -2,7 +2,7 @@
 //! in-place `scale_(Tensor(a!) x, Scalar alpha) -> ()`, as PyTorch's
 //! `x * alpha` and `x *= alpha`.
 
-use super::add::INTS;
+use super::add::{grid_elementwise, INTS};
 use crate::cuda::{self, elem_kernels, ElemKernels};
 use crate::op::{self, op, Backward, Cuda, TensorArg};
 use crate::ops::Ops;
@@ -81,7 +81,7 @@ fn launch(x: &TensorArg, t: ScalarType, src: usize, dst: usize, alpha: Scalar, c
     let (ps, po) = (src as u64, dst as u64);
     let vec = (ps % 16 == 0 && po % 16 == 0) as i32;
     let units = if vec != 0 { n / (16 / t.kind().elt_size_in_bytes() as i64) } else { n };
-    let grid = (cuda::grid_elementwise(units), 1, 1);
+    let grid = (grid_elementwise(units), 1, 1);
     let (fa, ia) = (alpha.to_f64(), alpha.to_i64().unwrap_or(0));
     let int_alpha = t.is_int() && alpha.is_int();
     let f = if t.is_int() && !int_alpha {
@@ -91,7 +91,7 @@ fn launch(x: &TensorArg, t: ScalarType, src: usize, dst: usize, alpha: Scalar, c
     };
     let f = f.function(cx.device)?;
     let mut params = [cuda::arg(&ps), cuda::arg(&po), cuda::arg(&n), if int_alpha { cuda::arg(&ia) } else { cuda::arg(&fa) }, cuda::arg(&vec)];
-    cuda::launch(f, grid, (256, 1, 1), 0, cx.stream, &mut params)
+    cuda::launch(f, grid, (crate::kernel_params::EW_THREADS as u32, 1, 1), 0, cx.stream, &mut params)
 }
 
 fn cuda(a: &Scale, cx: &Cuda) -> Result<Tensor> {
