@@ -27,9 +27,10 @@
 /// Argument types are the schema's: `Tensor`, `OptTensor` (`Tensor?`),
 /// `MutTensor` (`Tensor(a!)`, written in place), `float`, `int`, `str`,
 /// `Scalar`; a default follows `=` as a literal (`int ignore_index =
-/// -100`, `str reduction = "mean"`). Returns: `Tensor`, `(Tensor, Tensor)`
-/// or `()`. In the Rust function tensors are `&Tensor` (`&mut Tensor`,
-/// `Option<&Tensor>`), `float` is `f64`, `int` `i64`, `str` `&str`,
+/// -100`, `str reduction = "mean"`). Returns: `Tensor`, `(Tensor, Tensor)`,
+/// `(Tensor, Tensor, Tensor)` or `()`. In the Rust function tensors are
+/// `&Tensor` (`&mut Tensor`, `Option<&Tensor>`), `float` is `f64`, `int`
+/// `i64`, `str` `&str`,
 /// `Scalar` anything `Into<myns::types::Scalar>`; in C they are
 /// `myns_tensor` (NULL for `None`), `double`, `int64_t`, `const char*`,
 /// `double`.
@@ -153,6 +154,29 @@ macro_rules! __op_c_abi {
             }
         };
     };
+    ($name:ident($($arg:ident: $ty:ident),*) -> (Tensor, Tensor, Tensor)) => {
+        const _: () = {
+            #[export_name = concat!("myns_", stringify!($name))]
+            unsafe extern "C" fn c_abi(
+                $($arg: $crate::op::__op_c_ty!($ty),)*
+                out0: *mut $crate::op::cabi::myns_tensor,
+                out1: *mut $crate::op::cabi::myns_tensor,
+                out2: *mut $crate::op::cabi::myns_tensor,
+            ) -> ::std::ffi::c_int {
+                const F: &str = concat!("myns_", stringify!($name));
+                $crate::op::cabi::guard(F, || {
+                    let out0 = $crate::op::cabi::out_slot(out0, F, "out0")?;
+                    let out1 = $crate::op::cabi::out_slot(out1, F, "out1")?;
+                    let out2 = $crate::op::cabi::out_slot(out2, F, "out2")?;
+                    $(#[allow(unused_mut)] let mut $arg = $crate::op::__op_c_in!($ty, F, $arg);)*
+                    let (r0, r1, r2) = $name($($crate::op::__op_c_pass!($ty, $arg)),*)?;
+                    use $crate::op::cabi::into_handle as h;
+                    (*out0, *out1, *out2) = (h(r0), h(r1), h(r2));
+                    Ok(())
+                })
+            }
+        };
+    };
     ($name:ident($($arg:ident: $ty:ident),*) -> ()) => {
         const _: () = {
             #[export_name = concat!("myns_", stringify!($name))]
@@ -211,12 +235,14 @@ macro_rules! __op_value {
 macro_rules! __op_ret_ty {
     (Tensor) => { ::tch::Tensor };
     ((Tensor, Tensor)) => { (::tch::Tensor, ::tch::Tensor) };
+    ((Tensor, Tensor, Tensor)) => { (::tch::Tensor, ::tch::Tensor, ::tch::Tensor) };
     (()) => { () };
 }
 
 macro_rules! __op_returns {
     (Tensor) => { $crate::op::Returns::One };
     ((Tensor, Tensor)) => { $crate::op::Returns::Two };
+    ((Tensor, Tensor, Tensor)) => { $crate::op::Returns::Three };
     (()) => { $crate::op::Returns::Nothing };
 }
 

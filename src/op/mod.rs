@@ -85,6 +85,7 @@ pub enum Returns {
     Nothing,
     One,
     Two,
+    Three,
 }
 
 /// How `torch.autocast` treats an op, as aten's counterparts are treated:
@@ -177,6 +178,7 @@ impl OpSpec {
                 Returns::Nothing => "()",
                 Returns::One => "Tensor",
                 Returns::Two => "(Tensor, Tensor)",
+                Returns::Three => "(Tensor, Tensor, Tensor)",
             };
             format!("{}({}) -> {ret}", self.name, args.join(", "))
         })
@@ -200,6 +202,9 @@ impl OpSpec {
                 Returns::Nothing => {}
                 Returns::One => params.push("myns_tensor* out".into()),
                 Returns::Two => params.extend(["myns_tensor* out0".into(), "myns_tensor* out1".into()]),
+                Returns::Three => {
+                    params.extend(["myns_tensor* out0".into(), "myns_tensor* out1".into(), "myns_tensor* out2".into()])
+                }
             }
             format!("int myns_{}({});", self.name, params.join(", "))
         })
@@ -259,6 +264,20 @@ impl Outputs for (Tensor, Tensor) {
         match (v.pop(), v.pop(), v.is_empty()) {
             (Some(b), Some(a), true) => Ok((a, b)),
             _ => Err(spec.error("expected two results")),
+        }
+    }
+}
+
+impl Outputs for (Tensor, Tensor, Tensor) {
+    fn into_vec(self) -> Vec<Tensor> {
+        vec![self.0, self.1, self.2]
+    }
+    fn from_vec(spec: &OpSpec, v: Vec<Tensor>) -> Result<Self> {
+        let n = v.len();
+        let mut it = v.into_iter();
+        match (it.next(), it.next(), it.next(), n) {
+            (Some(a), Some(b), Some(c), 3) => Ok((a, b, c)),
+            _ => Err(spec.error("expected three results")),
         }
     }
 }
