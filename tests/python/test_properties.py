@@ -5,6 +5,8 @@ CUDA variants skip without a GPU)."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
@@ -15,7 +17,8 @@ from conftest import DEVICES
 from op_cases import check_op
 
 DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
-SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+# MYNS_HYPOTHESIS_EXAMPLES raises the count for a deeper run (25 keeps make test lean).
+SETTINGS = settings(max_examples=int(os.environ.get("MYNS_HYPOTHESIS_EXAMPLES", "25")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 LAYOUTS = ["contiguous", "transposed", "stepped", "offset"]
 
 
