@@ -223,14 +223,17 @@ class Guard:
     def __init__(self, t: torch.Tensor):
         sizes, strides = tuple(t.shape), t.stride()
         span = 1 + sum((n - 1) * s for n, s in zip(sizes, strides))
-        self.buf = torch.full((span + 2 * CANARY_PAD,), math.nan, dtype=t.dtype, device=t.device)
-        self.view = self.buf.as_strided(sizes, strides, CANARY_PAD)
+        # The argument's address keeps its alignment (mod 64 elements): a
+        # misaligned view still takes the kernels' unaligned path.
+        self.start = CANARY_PAD + t.storage_offset() % 64
+        self.buf = torch.full((span + self.start + CANARY_PAD,), math.nan, dtype=t.dtype, device=t.device)
+        self.view = self.buf.as_strided(sizes, strides, self.start)
         self.view.copy_(t)
         # Canary positions: the pads, plus the layout's gaps if it has any.
         self.gaps = span != t.numel()
         if self.gaps:
             self.canary = torch.ones(self.buf.shape, dtype=torch.bool, device=t.device)
-            self.canary.as_strided(sizes, strides, CANARY_PAD).fill_(False)
+            self.canary.as_strided(sizes, strides, self.start).fill_(False)
         self.span = span
         self.before = _bits(self.buf).clone()
 
@@ -238,7 +241,7 @@ class Guard:
         now = _bits(self.buf)
         if self.gaps:
             return bool(torch.equal(now[self.canary], self.before[self.canary]))
-        p, e = CANARY_PAD, CANARY_PAD + self.span
+        p, e = self.start, self.start + self.span
         return bool(torch.equal(now[:p], self.before[:p]) and torch.equal(now[e:], self.before[e:]))
 
 

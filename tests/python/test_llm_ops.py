@@ -11,6 +11,7 @@ from torch.library import opcheck
 import myns
 from bounds import assert_same, op_bounds
 from conftest import DTYPES
+from cuda_paths import build_covers
 from op_cases import _rms, assert_matches, check_op, expect, norm_input, softmax_input
 
 SHAPES = [(1, 8), (3, 5, 6), (7, 130), (2, 3, 1024), (0, 16)]
@@ -103,16 +104,6 @@ def test_row_ops_every_launch_shape(shape, dtype, device):
 # or a block per row), and the general one (cached and re-read passes).
 BUILDS = ["r1", "r2", "r2:32:8", "r1:1024", "general", "general:32:8", "general:512"]
 BUILD_SHAPES = [(37, 64), (9, 200), (1000, 8), (3, 2048), (2, 4096), (2, 3, 16000), (300, 1000), (5, 1001)]
-
-
-def build_covers(build, shape, dtype):
-    """Whether a forced build can hold a row of this shape (else the op must refuse)."""
-    es = torch.tensor([], dtype=dtype).element_size()
-    pack = 16 // es if shape[-1] % (16 // es) == 0 else 1  # else scalar kernels
-    parts = build.split(":")
-    regs = {"r1": 1, "r2": 2}.get(parts[0])
-    threads = int(parts[1]) if len(parts) > 1 else 1024
-    return regs is None or threads * regs >= shape[-1] // pack
 
 
 @pytest.mark.parametrize("device", ["cuda"])
