@@ -62,6 +62,7 @@ def add_args(p: argparse.ArgumentParser) -> None:
                    help="rowwise: start no new shape after this many seconds (the report lists the rest)")
     p.add_argument("--rowwise-shapes", default="",
                    help="rowwise: only these shapes, e.g. '16384x8192:bf16,1024x2048:f32'")
+    p.add_argument("--rowwise-no-compile", action="store_true", help="rowwise: leave out the torch.compile baseline")
 
 
 def _liger():
@@ -165,7 +166,8 @@ def measure_shape(op, rows, hidden, dtype, args, liger, notes, failed):
     dev = args.device
     cuda = dev.startswith("cuda")
     n_rounds = max(3, args.rounds or (3 if args.quick else 5))
-    nbytes, make, args_of, impls = spec(op, rows, hidden, dtype, dev, "max-autotune-no-cudagraphs", liger)
+    mode = None if getattr(args, "rowwise_no_compile", False) else "max-autotune-no-cudagraphs"
+    nbytes, make, args_of, impls = spec(op, rows, hidden, dtype, dev, mode, liger)
     dt = str(dtype).removeprefix("torch.")
     what = f"{op} {dt} {rows}x{hidden}"
     rec = {"op": op, "dtype": dt, "rows": rows, "hidden": hidden, "bytes": nbytes, "impls": list(impls)}
@@ -251,9 +253,10 @@ def run(args) -> dict:
         "records": records,
         "plots": plots(records),
         "notes": notes + [
-            "device time: CUDA graphs of N calls per implementation, replays timed with CUDA events, implementations "
-            "interleaved round-robin (order rotated) in each round; medians over rounds. Ratios: baseline time / myns time "
-            "(above 1: myns faster).",
+            ("device time: CUDA graphs of N calls per implementation, replays timed with CUDA events"
+             if dev.startswith("cuda") else "time: wall clock per call (a CPU smoke run)")
+            + ", implementations interleaved round-robin (order rotated) in each round; medians over rounds. "
+            "Ratios: baseline time / myns time (above 1: myns faster).",
             "compiled: torch.compile(mode='max-autotune-no-cudagraphs'), compiled once per shape, warmed up, then captured.",
         ],
         "failed_checks": failed,

@@ -301,21 +301,25 @@ def test_checks():
     return bounds, op_cases
 
 
-def check_outputs(op: str, args: list, outs: Sequence[torch.Tensor], what: str, chunk_elems: int = 1 << 24):
+def check_outputs(op: str, args: list, outs: Sequence[torch.Tensor], what: str, sliced: Sequence[int] | None = None,
+                  chunk_elems: int = 1 << 24):
     """Every element of ``outs`` (the results of op ``op``, or of a stand-in
     with the same outputs, on ``args`` as they were before the call) within
-    its bound of the float64 reference. Rows are independent in every op
-    this is used for, so large inputs are checked a block of rows at a time
-    (the float64 temporaries stay small). Returns (worst error/bound, None
-    or the first failure)."""
+    its bound of the float64 reference. Large inputs are checked a block of
+    rows at a time (the float64 temporaries stay small): ``sliced`` are the
+    arguments whose rows map to the outputs' rows (default: the tensors
+    shaped like the first argument, as in the row ops; matmul: ``(0,)``).
+    Returns (worst error/bound, None or the first failure)."""
     bounds, op_cases = test_checks()
     lead = args[0]
+    if sliced is None:
+        sliced = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor) and a.shape[:-1] == lead.shape[:-1]]
     rows = lead.shape[0] if lead.dim() > 1 else 1
     step = max(1, chunk_elems // max(1, lead.numel() // max(rows, 1)))
     worst = 0.0
     for r0 in range(0, rows, step):
         sl = slice(r0, r0 + step)
-        part = [a[sl] if isinstance(a, torch.Tensor) and a.dim() > 1 else a for a in args]
+        part = [a[sl] if i in sliced and a.dim() > 1 else a for i, a in enumerate(args)]
         expected = op_cases.expect(op, part)
         for i, (o, ref, b) in enumerate(zip(outs, expected.refs, expected.bounds)):
             rep = bounds.compare(o[sl] if o.dim() > 1 else o, ref, b, expected.dtype, f"{what}, result {i}, rows {r0}..")
