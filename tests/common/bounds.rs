@@ -71,22 +71,22 @@ pub fn rms_norm(kind: Kind, n: i64, reference: &Tensor) -> Tensor {
     reference.abs() * (u_out(kind) + (sum_term(n) / 2.0 + 8.0) * u_acc(kind)) + floor(kind)
 }
 
-/// silu(a) * b: `(u_out + (1.5 |a| + 10) u_acc) |ref| + floor` (exp's argument rounding).
+/// silu(a) * b: `(u_out + (2.5 |a| + 12) u_acc) |ref| + floor` (exp's argument rounding).
 pub fn silu_and_mul(kind: Kind, a: &Tensor, reference: &Tensor) -> Tensor {
-    let rel = d(a).abs() * (1.5 * u_acc(kind)) + (u_out(kind) + 10.0 * u_acc(kind));
+    let rel = d(a).abs() * (2.5 * u_acc(kind)) + (u_out(kind) + 12.0 * u_acc(kind));
     reference.abs() * rel + floor(kind)
 }
 
-/// softmax over the last dimension, relative to each output: `u_out + (8 +
-/// LAMBDA sqrt(n) + 2 log2 n + 2.5 |x_j - max| + 2.5 W) u_acc`, `W = sum_k y_k (max - x_k)`.
+/// softmax over the last dimension, relative to each output: `u_out + (12 +
+/// LAMBDA sqrt(n) + 4 log2 n + 4 |x_j - max| + 4 W) u_acc`, `W = sum_k y_k (max - x_k)`.
 pub fn softmax(x: &Tensor, reference: &Tensor) -> Tensor {
     let kind = x.kind();
     let n = *x.size().last().unwrap();
     let xd = d(x);
     let dist = xd.amax(-1, true) - &xd;
     let w = (reference * &dist).sum_dim_intlist(-1, true, Kind::Double);
-    let k = 8.0 + sum_term(n) + 2.0 * (n.max(2) as f64).log2();
-    let rel = (dist + w) * (2.5 * u_acc(kind)) + (u_out(kind) + k * u_acc(kind));
+    let k = 12.0 + sum_term(n) + 4.0 * (n.max(2) as f64).log2();
+    let rel = (dist + w) * (4.0 * u_acc(kind)) + (u_out(kind) + k * u_acc(kind));
     reference.abs() * rel + floor(kind)
 }
 

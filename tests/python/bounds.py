@@ -246,13 +246,14 @@ def bound_silu_and_mul(x, refs):
     """``silu_and_mul(x)``: ``out = a * sigmoid(a) * b``, ``[a, b] = x``.
 
     ``sigmoid(a) = 1 / (1 + exp(-a))``. The GPU's ``__expf`` computes
-    ``2^(a log2 e)``: the rounding of its argument is an absolute error
-    ``u |a|`` there, a relative error of the same size in the result (about
-    ``(2 + 1.2 |a|)`` ulp in all); ``1 + e`` and the reciprocal (``2`` ulp)
-    pass it on damped by ``e / (1 + e) <= 1``; two products and the output
-    rounding follow. Per element::
+    ``2^(a log2 e)``: the rounding of ``a log2 e`` is an absolute error
+    there and a relative error of ``|a| u`` in the result; CUDA documents
+    ``2 + 1.173 |a|`` ulp in all, and an ulp is up to ``2 u`` relative, so
+    ``(4 + 2.35 |a|) u``. ``1 + e`` (one rounding) and the fast reciprocal
+    (2 ulp, ``4 u``) pass it on damped by ``e / (1 + e) <= 1``; two
+    products and the output rounding follow. Per element::
 
-        |out - ref| <= (u_out + (1.5 |a| + 10) u_acc) |ref| + floor
+        |out - ref| <= (u_out + (2.5 |a| + 12) u_acc) |ref| + floor
 
     For ``a`` below about -80 (float32) ``exp(-a)`` overflows and the result
     is flushed to 0 instead of ~1e-37: allowed there (``|ref|`` more).
@@ -262,7 +263,7 @@ def bound_silu_and_mul(x, refs):
     d = x.shape[-1] // 2
     a = _d(x[..., :d])
     ref = _d(refs[0]).abs()
-    bound = (u_out(dt) + (1.5 * a.abs() + 10) * u_acc(dt)) * ref + floor(dt)
+    bound = (u_out(dt) + (2.5 * a.abs() + 12) * u_acc(dt)) * ref + floor(dt)
     return (_finite_or_inf(bound + torch.where(_exp_underflow(a, dt), ref, torch.zeros_like(ref))),)
 
 
@@ -270,12 +271,13 @@ def bound_silu_and_mul_backward(g, x, refs):
     """``silu_and_mul_backward(g, x)`` -> ``[grad_a, grad_b]``.
 
     ``grad_a = g b s (1 + a (1 - s))``, ``grad_b = g a s`` with ``s = sigmoid(a)``.
-    ``s`` carries the exp error of silu_and_mul, ``(1.5 |a| + 6) u_acc``;
-    ``1 + a (1 - s)`` cancels near ``a = -1.28``, so grad_a's error is
-    measured against ``T = |g b| s (1 + |a| (1 - s))``::
+    ``s`` carries the exp and reciprocal errors of silu_and_mul,
+    ``(2.35 |a| + 9) u_acc``; ``1 + a (1 - s)`` cancels near ``a = -1.28``,
+    so grad_a's error is measured against ``T = |g b| s (1 + |a| (1 - s))``
+    (``s`` enters twice there)::
 
-        |grad_a - ref| <= u_out |ref| + (1.5 |a| + 12) u_acc T + floor
-        |grad_b - ref| <= (u_out + (1.5 |a| + 10) u_acc) |ref| + floor
+        |grad_a - ref| <= u_out |ref| + (5 |a| + 24) u_acc T + floor
+        |grad_b - ref| <= (u_out + (2.5 |a| + 12) u_acc) |ref| + floor
 
     (Flushed results where ``exp(-a)`` overflows are allowed, as in the forward.)
     """
@@ -287,8 +289,8 @@ def bound_silu_and_mul_backward(g, x, refs):
     ref = _d(refs[0])
     ga, gb = ref[..., :d].abs(), ref[..., d:].abs()
     under = _exp_underflow(a, dt)
-    ba = u_out(dt) * ga + (1.5 * a.abs() + 12) * u_acc(dt) * t + floor(dt) + torch.where(under, t, torch.zeros_like(t))
-    bb = (u_out(dt) + (1.5 * a.abs() + 10) * u_acc(dt)) * gb + floor(dt) + torch.where(under, gb, torch.zeros_like(gb))
+    ba = u_out(dt) * ga + (5 * a.abs() + 24) * u_acc(dt) * t + floor(dt) + torch.where(under, t, torch.zeros_like(t))
+    bb = (u_out(dt) + (2.5 * a.abs() + 12) * u_acc(dt)) * gb + floor(dt) + torch.where(under, gb, torch.zeros_like(gb))
     return (_finite_or_inf(torch.cat([ba, bb], -1)),)
 
 
@@ -302,8 +304,8 @@ def softmax_rel(x, dim: int, y) -> torch.Tensor:
     dist = m - xd  # >= 0; inf for -inf entries
     pos = yd > 0
     w = torch.where(pos, yd * dist, torch.zeros_like(yd)).sum(-1, keepdim=True)
-    k = 8 + _sum_term(n) + 2 * math.log2(max(n, 2))
-    rel = u_out(dt) + (k + 2.5 * dist + 2.5 * w) * u_acc(dt)
+    k = 12 + _sum_term(n) + 4 * math.log2(max(n, 2))
+    rel = u_out(dt) + (k + 4 * dist + 4 * w) * u_acc(dt)
     rel = torch.where(pos, rel, torch.zeros_like(rel))
     return rel.reshape(()) if x.dim() == 0 else rel.movedim(-1, dim)
 
@@ -316,18 +318,20 @@ def bound_softmax(x, dim, refs):
 
     * ``x_j - m`` rounds once: an absolute error ``u |x_j - m|`` in the
       exponent is a relative error of that size in ``exp`` (the op's own
-      conditioning); the GPU's ``__expf`` adds ``2 + 1.2 |x_j - m|`` ulp.
-      Together ``(2.5 |x_j - m| + 2) u_acc``.
+      conditioning); the GPU's ``__expf`` adds ``2 + 1.173 |x_j - m|`` ulp,
+      an ulp being up to ``2 u``. Together ``(4 |x_j - m| + 4) u_acc``.
     * The sum of ``n`` positive terms: ``LAMBDA sqrt(n) u_acc`` for the
       additions, plus each term's own exp error weighted by its share,
-      ``2.5 W u_acc`` with ``W = sum_k y_k (m - x_k)`` (at most ``log n``);
-      an online softmax rescales partial sums by ``exp(m_old - m_new)``
-      whose errors add up to the same ``W`` term and ``2 log2(n)`` roundings.
-    * The division and the output rounding.
+      ``4 W u_acc`` with ``W = sum_k y_k (m - x_k)`` (at most ``log n``);
+      an online softmax rescales partial sums by ``exp(m_old - m_new)``,
+      whose argument errors add up to the same ``W`` term, and whose own
+      ``4 u`` each come about ``log2 n`` times for random rows.
+    * The division (a fast reciprocal, ``4 u``, and a product) and the
+      output rounding.
 
     ::
 
-        |out - ref| <= (u_out + (8 + LAMBDA sqrt(n) + 2 log2 n + 2.5 |x_j - m| + 2.5 W) u_acc) y_j + floor
+        |out - ref| <= (u_out + (12 + LAMBDA sqrt(n) + 4 log2 n + 4 |x_j - m| + 4 W) u_acc) y_j + floor
 
     A dropped or wrong element (``y_j`` replaced by 0) is off by ``y_j``,
     which this relative bound rejects however small ``y_j`` is.

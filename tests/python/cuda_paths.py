@@ -19,6 +19,7 @@ canaries around the arguments).
 from __future__ import annotations
 
 import contextlib
+import os
 
 import torch
 from torch.library import opcheck
@@ -78,7 +79,7 @@ def forced_matmul(kind, variant):
         yield matmul_module().DT[kind]
     finally:
         torch.backends.cuda.matmul.allow_tf32 = old
-        myns.set_override("MYNS_MATMUL_KERNEL", None)
+        myns.set_override("MYNS_MATMUL_KERNEL", os.environ.get("MYNS_MATMUL_KERNEL"))
 
 
 def check_matmul_grads(a, b, what):
@@ -149,7 +150,7 @@ def forced_rows(build):
     try:
         yield
     finally:
-        myns.set_override("MYNS_ROW_KERNEL", None)
+        myns.set_override("MYNS_ROW_KERNEL", os.environ.get("MYNS_ROW_KERNEL"))
 
 
 def check_row_path(build, dtype, shape, with_opcheck=True, with_grads=True, device="cuda"):
