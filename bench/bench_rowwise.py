@@ -256,8 +256,9 @@ def run(args) -> dict:
              if dev.startswith("cuda") else "time: wall clock per call (a CPU smoke run)")
             + ", implementations interleaved round-robin (order rotated) in each round; medians over rounds. "
             "Ratios: baseline time / myns time (above 1: myns faster).",
+        ] + ([] if getattr(args, "rowwise_no_compile", False) else [
             "compiled: torch.compile(mode='max-autotune-no-cudagraphs'), compiled once per shape, warmed up, then captured.",
-        ],
+        ]),
         "failed_checks": failed,
         "key_figures": key_figures(records),
         "seconds": time.time() - t0,
