@@ -155,8 +155,8 @@ def matmul_bound(a, b, ref, tf32: bool | None = None):
     return _finite_or_inf(u_out(dt) * _d(ref).abs() + coef * mag + k * FLOOR[acc_dtype(dt)] + floor(dt))
 
 
-def bound_matmul(a, b, refs):
-    return (matmul_bound(a, b, refs[0]),)
+def bound_matmul(a, b, refs, tf32=None):
+    return (matmul_bound(a, b, refs[0], tf32),)
 
 
 def rms_rel(n: int, dtype: torch.dtype) -> float:
@@ -365,8 +365,8 @@ def bound_softmax_backward(g, y, dim, refs):
 # Op name -> bound(*args, refs) returning one bound tensor per output.
 OP_BOUNDS = {
     "add": lambda a, b, refs: bound_add(a, b, refs),
-    "matmul": lambda a, b, refs: bound_matmul(a, b, refs),
-    "bmm": lambda a, b, refs: bound_matmul(a, b, refs),
+    "matmul": bound_matmul,
+    "bmm": bound_matmul,
     "rms_norm": bound_rms_norm,
     "rms_norm_backward": bound_rms_norm_backward,
     "fused_add_rms_norm": bound_fused_add_rms_norm,
@@ -379,9 +379,13 @@ OP_BOUNDS = {
 }
 
 
-def op_bounds(name: str, args, refs) -> tuple:
+def op_bounds(name: str, args, refs, tf32: bool | None = None) -> tuple:
     """The elementwise bounds of op ``name`` on ``args`` (before the call)
-    for its float64 references ``refs``."""
+    for its float64 references ``refs``. ``tf32``: whether a float32 product
+    may use TF32 (default: as the args' device and PyTorch's setting say;
+    pass it when the args are copies on another device)."""
+    if tf32 is not None and name in ("matmul", "bmm"):
+        return tuple(OP_BOUNDS[name](*args, refs, tf32=tf32))
     return tuple(OP_BOUNDS[name](*args, refs))
 
 

@@ -82,39 +82,40 @@ def forced_matmul(kind, variant):
         myns.set_override("MYNS_MATMUL_KERNEL", os.environ.get("MYNS_MATMUL_KERNEL"))
 
 
-def check_matmul_grads(a, b, what):
+def check_matmul_grads(a, b, what, ref_device=None):
     """Autograd through myns.matmul: grad a = g b^T, grad b = a^T g, each a
     product under the same forced variant, within the matmul bound."""
     a, b = a.detach().requires_grad_(), b.detach().requires_grad_()
     out = myns.matmul(a, b)
     g = torch.randn_like(out)
-    ea = expect("matmul", [g, b.detach().t()])
-    eb = expect("matmul", [a.detach().t(), g])
+    ea = expect("matmul", [g, b.detach().t()], ref_device)
+    eb = expect("matmul", [a.detach().t(), g], ref_device)
     out.backward(g)
     assert_matches((a.grad,), ea, f"{what}: grad a")
     assert_matches((b.grad,), eb, f"{what}: grad b")
 
 
-def check_matmul_path(kind, variant, with_opcheck=True, with_grads=True, device="cuda", prods=None):
+def check_matmul_path(kind, variant, with_opcheck=True, with_grads=True, device="cuda", prods=None, ref_device=None):
     """One forced variant: every product checked, opcheck and gradients on
     the first one. Returns the number of checked products. (`device="cpu"`:
-    a dry run of this code on the CPU, where the variant has no effect.)"""
+    a dry run of this code on the CPU, where the variant has no effect;
+    `ref_device`: where the float64 references are computed.)"""
     n = 0
     with forced_matmul(kind, variant) as dtype:
         for label, (m, k, nn), ta, tb, pad, off in prods or products():
             a = operand(m, k, dtype, ta, pad, off, device)
             b = operand(k, nn, dtype, tb, pad, off, device)
             what = f"matmul {kind} {variant} {label} {m}x{k}x{nn}"
-            check_op("matmul", [a, b], what=what)
+            check_op("matmul", [a, b], what=what, ref_device=ref_device)
             n += 1
             if n == 1 and with_opcheck:
                 opcheck(torch.ops.myns.matmul.default, (a.detach().requires_grad_(), b.detach().requires_grad_()))
             if n == 1 and with_grads:
-                check_matmul_grads(a, b, what)
+                check_matmul_grads(a, b, what, ref_device)
         # bmm through the same variant: batches of the aligned product.
         a = operand(3 * 64, 256, dtype, False, True, 0, device).reshape(3, 64, 256)
         b = operand(256, 3 * 72, dtype, False, True, 0, device).reshape(256, 3, 72).permute(1, 0, 2)
-        check_op("bmm", [a, b], what=f"bmm {kind} {variant}")
+        check_op("bmm", [a, b], what=f"bmm {kind} {variant}", ref_device=ref_device)
         n += 1
     return n
 
@@ -153,7 +154,7 @@ def forced_rows(build):
         myns.set_override("MYNS_ROW_KERNEL", os.environ.get("MYNS_ROW_KERNEL"))
 
 
-def check_row_path(build, dtype, shape, with_opcheck=True, with_grads=True, device="cuda"):
+def check_row_path(build, dtype, shape, with_opcheck=True, with_grads=True, device="cuda", ref_device=None):
     """rms_norm, fused_add_rms_norm and softmax under one forced build:
     values, opcheck, and gradients through autograd (the backward ops on the
     forced forward's outputs). Returns the number of checked calls.
@@ -164,9 +165,9 @@ def check_row_path(build, dtype, shape, with_opcheck=True, with_grads=True, devi
         x, r = norm_input(shape, dtype, dev, 2.0), norm_input(shape, dtype, dev)
         w = torch.randn(shape[-1], dtype=dtype, device=dev)
         xs = softmax_input(shape, -1, dtype, dev, 2.0)
-        check_op("rms_norm", [x, w, 1e-6], what=f"rms_norm {what}")
-        check_op("fused_add_rms_norm", [x.clone(), r.clone(), w, 1e-6], what=f"fused_add_rms_norm {what}")
-        check_op("softmax", [xs, -1], what=f"softmax {what}")
+        check_op("rms_norm", [x, w, 1e-6], what=f"rms_norm {what}", ref_device=ref_device)
+        check_op("fused_add_rms_norm", [x.clone(), r.clone(), w, 1e-6], what=f"fused_add_rms_norm {what}", ref_device=ref_device)
+        check_op("softmax", [xs, -1], what=f"softmax {what}", ref_device=ref_device)
         if with_opcheck:
             opcheck(torch.ops.myns.rms_norm.default, (x.clone().requires_grad_(), w.clone().requires_grad_(), 1e-6))
             opcheck(torch.ops.myns.fused_add_rms_norm.default, (x.clone(), r.clone(), w, 1e-6))
@@ -174,12 +175,12 @@ def check_row_path(build, dtype, shape, with_opcheck=True, with_grads=True, devi
         if with_grads:
             g = torch.randn(shape, dtype=dtype, device=dev)
             xg, wg = x.clone().requires_grad_(), w.clone().requires_grad_()
-            expected = expect("rms_norm_backward", [g, x, w, 1e-6])
+            expected = expect("rms_norm_backward", [g, x, w, 1e-6], ref_device)
             myns.rms_norm(xg, wg, 1e-6).backward(g)
             assert_matches((xg.grad, wg.grad), expected, f"rms_norm gradients {what}")
             xg = xs.clone().requires_grad_()
             y = myns.softmax(xg, -1)
-            expected = expect("softmax_backward", [g, y.detach(), -1])
+            expected = expect("softmax_backward", [g, y.detach(), -1], ref_device)
             y.backward(g)
             assert_matches((xg.grad,), expected, f"softmax gradient {what}")
     return 3 + 2 * with_grads

@@ -180,9 +180,18 @@ class Expected:
     bounds: tuple
 
 
-def expect(name, args) -> Expected:
-    refs = reference(name, args)
-    return Expected(name, op_dtype(args), refs, op_bounds(name, args, refs))
+def expect(name, args, ref_device=None) -> Expected:
+    """References and bounds for op `name` on `args`; with `ref_device`,
+    computed from copies there (the sanitizer workload keeps its CUDA work
+    to the ops under test)."""
+    if ref_device is None:
+        refs = reference(name, args)
+        return Expected(name, op_dtype(args), refs, op_bounds(name, args, refs))
+    tf32 = any(isinstance(a, torch.Tensor) and a.is_cuda and a.dtype == torch.float32 for a in args) and \
+        torch.backends.cuda.matmul.allow_tf32
+    moved = [a.to(ref_device) if isinstance(a, torch.Tensor) else a for a in args]
+    refs = reference(name, moved)
+    return Expected(name, op_dtype(args), refs, op_bounds(name, moved, refs, tf32=tf32))
 
 
 def mismatch(outs, expected: Expected) -> str | None:
@@ -270,16 +279,17 @@ def guard_args(args):
     return out, guards
 
 
-def check_op(name, args, impl=None, guard=True, what=""):
+def check_op(name, args, impl=None, guard=True, what="", ref_device=None):
     """The check: op `name` (or the stand-in `impl`) on `args` must write no
     memory but its outputs and in-place arguments (canaries), leave read-only
     arguments bit-for-bit alone, and put every output element within its
-    bound of the float64 reference. Raises AssertionError; returns the
-    outputs (the mutated arguments for in-place ops)."""
+    bound of the float64 reference (computed on `ref_device` if given).
+    Raises AssertionError; returns the outputs (the mutated arguments for
+    in-place ops)."""
     case = CASES[name]
     label = what or f"{name} {op_dtype(args)} {[tuple(a.shape) for a in args if isinstance(a, torch.Tensor)]}"
     args, guards = guard_args(args) if guard else (list(args), {})
-    expected = expect(name, args)
+    expected = expect(name, args, ref_device)
     before = {i: _bits(a).clone() for i, a in enumerate(args)
               if isinstance(a, torch.Tensor) and i not in case.mutates and a.device.type != "meta"}
     outs = call(name, args, impl)
