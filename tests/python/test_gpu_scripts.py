@@ -9,6 +9,7 @@ import importlib.util
 import os
 import py_compile
 import subprocess
+import sys
 
 import pytest
 import torch
@@ -74,3 +75,23 @@ def test_path_checks_dry_run_on_cpu():
     cp.check_row_path("general", torch.float32, (13, 1001), device="cpu")
     cp.gradcheck_row_build("r2", device="cpu")
     cp.check_matmul_path("f32", "auto", device="cpu")
+
+
+def _pytest(args, **env):
+    e = dict(os.environ, **env)
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+                          cwd=ROOT, env=e, capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="shows what happens without a GPU")
+def test_require_cuda_turns_skips_into_failures():
+    """Without a GPU the CUDA variants skip; under MYNS_REQUIRE_CUDA=1 they
+    fail, and tests needing two GPUs fail only under MYNS_REQUIRE_GPUS=2."""
+    sel = ["tests/python/test_cuda.py", "tests/python/test_multi_gpu.py", "-k", "large_1d_add or ops_on_cuda1"]
+    plain = _pytest(sel, MYNS_REQUIRE_CUDA="0", MYNS_REQUIRE_GPUS="0")
+    assert plain.returncode == 0 and "skipped" in plain.stdout, plain.stdout[-2000:]
+    strict = _pytest(sel, MYNS_REQUIRE_CUDA="1", MYNS_REQUIRE_GPUS="0")
+    assert strict.returncode != 0 and "3 errors" in strict.stdout and "2 skipped" in strict.stdout, strict.stdout[-2000:]
+    assert "CUDA test skipped under MYNS_REQUIRE_CUDA=1" in strict.stdout
+    two = _pytest(sel, MYNS_REQUIRE_CUDA="0", MYNS_REQUIRE_GPUS="2")
+    assert two.returncode != 0 and "2 errors" in two.stdout, two.stdout[-2000:]
