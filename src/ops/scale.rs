@@ -67,9 +67,18 @@ fn meta(a: &Scale) -> Result<Tensor> {
     Ok(if result_type(t, a.alpha) != t { out.f_to_kind(ScalarType::Float.kind())? } else { out })
 }
 
+/// `x * alpha` through aten: float types in their accumulation type (aten
+/// would round alpha to a half type first), integers as aten does.
+fn aten_product(x: &TensorArg, t: ScalarType, alpha: Scalar) -> Result<Tensor> {
+    Ok(match t.float() {
+        Some(d) => x.tensor().f_to_kind(d.acc().kind())?.f_mul_scalar(alpha.tch())?.f_to_kind(t.kind())?,
+        None => x.tensor().f_mul_scalar(alpha.tch())?,
+    })
+}
+
 fn cpu(a: &Scale) -> Result<Tensor> {
-    a.x.elem_among(&INTS)?;
-    Ok(a.x.tensor().f_mul_scalar(a.alpha.tch())?.f_contiguous()?)
+    let t = a.x.elem_among(&INTS)?;
+    Ok(aten_product(&a.x, t, a.alpha)?.f_contiguous()?)
 }
 
 /// `out = src * alpha` over `n` contiguous elements on CUDA (`out` may be `src`).
@@ -127,8 +136,8 @@ fn meta_inplace(a: &ScaleInplace) -> Result<()> {
 }
 
 fn cpu_inplace(a: &ScaleInplace) -> Result<()> {
-    check_inplace(a)?;
-    let _ = a.x.tensor().f_mul_scalar_(a.alpha.tch())?;
+    let t = check_inplace(a)?;
+    a.x.tensor().f_copy_(&aten_product(&a.x, t, a.alpha)?)?;
     Ok(())
 }
 
