@@ -402,7 +402,7 @@ TORCH_LIBRARY_IMPL(myns, Autograd, m) {
 template <c10::DeviceType D>
 void register_autocast(torch::Library& m) {
   for (size_t i = 0; i < myns::op_count(); ++i) {
-    const uint8_t policy = myns::op_autocast(i);
+    const uint8_t policy = myns::op_autocast(i, D == c10::DeviceType::CUDA);
     const std::string name(myns::op_name(i));
     // Ops without a policy fall through (aten's fallback for the autocast keys).
     if (policy != 0) {

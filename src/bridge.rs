@@ -28,9 +28,9 @@ mod rust_side {
         fn op_schema(op: usize) -> &'static str;
         fn op_has_backward(op: usize) -> bool;
         fn op_saves_outputs(op: usize) -> bool;
-        /// `crate::op::Autocast` as a number: 0 none, 1 lower precision,
-        /// 2 float32.
-        fn op_autocast(op: usize) -> u8;
+        /// The op's autocast policy for CUDA (`cuda`) or CPU autocast: 0
+        /// none, 1 the autocast dtype, 2 float32.
+        fn op_autocast(op: usize, cuda: bool) -> u8;
         /// Runs op `op` for dispatch key `key` on PyTorch's current `stream`;
         /// writes owned `at::Tensor*`s to `outs` (their number in `count`).
         fn run_kernel(op: usize, key: Key, args: &[Arg], stream: usize, outs: &mut [usize]) -> Outcome;
@@ -106,13 +106,8 @@ fn op_saves_outputs(op: usize) -> bool {
     table().get(op).is_some_and(|s| s.save_outputs)
 }
 
-fn op_autocast(op: usize) -> u8 {
-    use crate::op::Autocast;
-    match table().get(op).map(|s| s.autocast) {
-        Some(Autocast::LowerPrecision) => 1,
-        Some(Autocast::Fp32) => 2,
-        _ => 0,
-    }
+fn op_autocast(op: usize, cuda: bool) -> u8 {
+    table().get(op).map_or(0, |s| s.autocast.code(cuda))
 }
 
 fn write_outs(spec: &OpSpec, results: Vec<Option<tch::Tensor>>, outs: &mut [usize]) -> Result<usize> {

@@ -263,7 +263,7 @@ pub(crate) fn common_device(spec: &OpSpec, raw: &[Arg], key: Key) -> Result<Opti
 
 /// Decoders for each declared argument type, called by the code `op!`
 /// generates (named like the types in its declarations).
-#[allow(non_snake_case, dead_code)] // dead_code: OptTensor and str, see ArgType
+#[allow(non_snake_case)]
 pub(crate) mod decode {
     use super::*;
 

@@ -134,7 +134,6 @@ pub unsafe fn borrow(h: myns_tensor, func: &str, arg: &str) -> Result<ManuallyDr
 }
 
 /// Borrows an optional tensor: NULL is `None`.
-#[allow(dead_code)] // first used by layer_norm (next commit)
 ///
 /// # Safety
 /// As for [`borrow`].
@@ -147,7 +146,6 @@ pub unsafe fn borrow_opt(h: myns_tensor, func: &str, arg: &str) -> Result<Option
 }
 
 /// A C string argument.
-#[allow(dead_code)] // first used by gelu_and_mul (next commit)
 ///
 /// # Safety
 /// `s` is NULL or a NUL-terminated string that outlives the borrow.

@@ -26,7 +26,6 @@ use std::sync::OnceLock;
 use tch::Tensor;
 
 /// The type of a declared argument; the `op!` macro takes these names.
-#[allow(dead_code)] // OptTensor and Str: first used by the ops that follow (layer_norm, gelu_and_mul)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArgType {
     /// `Tensor`
@@ -89,16 +88,33 @@ pub enum Returns {
 }
 
 /// How `torch.autocast` treats an op, as aten's counterparts are treated:
-/// matrix products run in the autocast dtype, reductions such as norms,
-/// softmax and losses in float32; the rest is left alone.
+/// matrix products run in the autocast dtype; losses in float32; norms and
+/// softmax in float32 on CUDA (on the CPU aten leaves them alone); the rest
+/// is left alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Autocast {
     /// Not registered for autocast: the inputs pass through unchanged.
     None,
     /// Floating inputs cast to the autocast dtype (`matmul`, `bmm`).
     LowerPrecision,
-    /// Floating inputs cast to float32 (norms, softmax, losses).
+    /// Floating inputs cast to float32 (losses).
     Fp32,
+    /// Floating inputs cast to float32 under CUDA autocast only (norms,
+    /// softmax: aten's CPU autocast lists do not hold them).
+    Fp32OnCuda,
+}
+
+impl Autocast {
+    /// The policy number `csrc/` applies for CUDA (`cuda`) or CPU autocast:
+    /// 0 none, 1 the autocast dtype, 2 float32.
+    pub fn code(self, cuda: bool) -> u8 {
+        match self {
+            Autocast::LowerPrecision => 1,
+            Autocast::Fp32 => 2,
+            Autocast::Fp32OnCuda if cuda => 2,
+            _ => 0,
+        }
+    }
 }
 
 /// Where a kernel runs, and on CUDA, PyTorch's current stream there.
@@ -354,7 +370,6 @@ pub(crate) fn into_raw(t: Tensor) -> usize {
 }
 
 /// One argument of a call made from Rust.
-#[allow(dead_code)] // OptTensor and Str: see ArgType
 pub enum Value<'a> {
     Tensor(&'a Tensor),
     OptTensor(Option<&'a Tensor>),

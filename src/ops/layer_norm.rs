@@ -14,7 +14,7 @@ op! {
     /// `bias` optional, each `[x.shape[-1]]`; accumulated in float32
     /// (float64 for float64 inputs), as `torch.nn.functional.layer_norm`.
     /// Differentiable in `x`, `weight` and `bias`; runs in float32 under
-    /// `torch.autocast`, as `layer_norm` does.
+    /// CUDA autocast, as `layer_norm` does.
     ///
     /// ```
     /// use tch::Tensor;
@@ -29,7 +29,7 @@ op! {
     cuda: cuda;
     meta: meta;
     backward: backward;
-    autocast: fp32;
+    autocast: fp32_on_cuda;
 }
 
 op! {

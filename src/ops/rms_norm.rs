@@ -13,7 +13,7 @@ op! {
     /// eps) * weight`, with `weight` of shape `[x.shape[-1]]`, accumulated in
     /// float32 (float64 for float64 inputs) like
     /// `torch.nn.functional.rms_norm`. Differentiable in `x` and `weight`;
-    /// runs in float32 under `torch.autocast`, as `layer_norm` does.
+    /// runs in float32 under CUDA autocast, as `F.rms_norm` does.
     ///
     /// ```
     /// use tch::{Kind, Tensor};
@@ -31,7 +31,7 @@ op! {
     cuda: cuda;
     meta: meta;
     backward: backward;
-    autocast: fp32;
+    autocast: fp32_on_cuda;
 }
 
 op! {
@@ -133,31 +133,58 @@ fn backward_meta(a: &RmsNormBackward) -> Result<(Tensor, Tensor)> {
 /// grad_x = r (g w - xhat mean(g w xhat)), grad_w = sum over rows of g xhat.
 fn backward_cpu(a: &RmsNormBackward) -> Result<(Tensor, Tensor)> {
     let (dtype, eps) = check_backward(a)?;
+    backward_aten(&a.grad.tensor(), None, &a.x.tensor(), &a.weight.tensor(), dtype, eps)
+}
+
+/// The gradients through aten, in the accumulation type, rounded once;
+/// `extra` is added to grad_x before the rounding (see `backward_launch`).
+pub(crate) fn backward_aten(g: &Tensor, extra: Option<&Tensor>, x: &Tensor, w: &Tensor, dtype: DType, eps: f64) -> Result<(Tensor, Tensor)> {
     let acc = dtype.acc().kind();
-    let h = a.x.sizes_real()?.last().copied().unwrap_or(1);
-    let (x, g, w) = (a.x.tensor().f_to_kind(acc)?, a.grad.tensor().f_to_kind(acc)?, a.weight.tensor().f_to_kind(acc)?);
+    let h = x.size().last().copied().unwrap_or(1);
+    let (x, g, w) = (x.f_to_kind(acc)?, g.f_to_kind(acc)?, w.f_to_kind(acc)?);
     let r = x.f_square()?.f_mean_dim(&[-1i64][..], true, acc)?.f_add_scalar(eps)?.f_rsqrt()?;
     let xhat = x.f_mul(&r)?;
     let gw_ = g.f_mul(&w)?;
     let dot = gw_.f_mul(&xhat)?.f_mean_dim(&[-1i64][..], true, acc)?;
-    let gx = r.f_mul(&gw_.f_sub(&xhat.f_mul(&dot)?)?)?;
+    let mut gx = r.f_mul(&gw_.f_sub(&xhat.f_mul(&dot)?)?)?;
+    if let Some(e) = extra {
+        gx = gx.f_add(&e.f_to_kind(acc)?)?;
+    }
     let gw = g.f_mul(&xhat)?.f_reshape([-1, h])?.f_sum_dim_intlist(&[0i64][..], false, acc)?;
     Ok((gx.f_to_kind(dtype.kind())?.f_contiguous()?, gw.f_to_kind(dtype.kind())?))
 }
 
 fn backward_cuda(a: &RmsNormBackward, cx: &Cuda) -> Result<(Tensor, Tensor)> {
     let (dtype, eps) = check_backward(a)?;
-    let gx = op::empty(a.x.sizes_real()?, dtype.scalar_type(), Device::Cuda(cx.device))?;
-    let (rows, h) = rowwise::rows_of(&a.x)?;
-    let (cg, cx_, cw) = (a.grad.contiguous()?, a.x.contiguous()?, a.weight.contiguous()?);
+    backward_launch(&a.grad, None, &a.x, &a.weight, dtype, eps, cx)
+}
+
+/// The rms_norm backward kernel: `(grad_x [+ extra], grad_weight)` for the
+/// output gradient `g` of `rms_norm(x, w, eps)`; `extra` (add_rms_norm's
+/// sum gradient, same shape as `x`) is added to grad_x in the same pass.
+pub(crate) fn backward_launch(
+    g: &TensorArg,
+    extra: Option<&TensorArg>,
+    x: &TensorArg,
+    w: &TensorArg,
+    dtype: DType,
+    eps: f64,
+    cx: &Cuda,
+) -> Result<(Tensor, Tensor)> {
+    let gx = op::empty(x.sizes_real()?, dtype.scalar_type(), Device::Cuda(cx.device))?;
+    let (rows, h) = rowwise::rows_of(x)?;
+    let (cg, cx_, cw) = (g.contiguous()?, x.contiguous()?, w.contiguous()?);
+    let ce = extra.map(TensorArg::contiguous).transpose()?;
+    let pe = ce.as_ref().map_or(0, |c| c.ptr);
     let pgx = gx.data_ptr() as usize;
     // Per-block partial sums of grad_weight, reduced by aten afterwards.
-    let launch = RowLaunch::new(&BACKWARD_KERNELS, &a.x, &[cg.ptr, cx_.ptr, cw.ptr, pgx], rows, h, Rows::Block { max_blocks: 256 })?;
+    let launch = RowLaunch::new(&BACKWARD_KERNELS, x, &[cg.ptr, cx_.ptr, cw.ptr, pe, pgx], rows, h, Rows::Block { max_blocks: 256 })?;
     let partial = Tensor::f_zeros([launch.blocks() as i64, h], (dtype.acc().kind(), tch::Device::Cuda(cx.device)))?;
     if rows > 0 {
-        let (pg, px, pw, po, pp) = (cg.ptr as u64, cx_.ptr as u64, cw.ptr as u64, pgx as u64, partial.data_ptr() as u64);
+        let (pg, px, pw, pe, po, pp) =
+            (cg.ptr as u64, cx_.ptr as u64, cw.ptr as u64, pe as u64, pgx as u64, partial.data_ptr() as u64);
         let mut params = [
-            cuda::arg(&pg), cuda::arg(&px), cuda::arg(&pw), cuda::arg(&po), cuda::arg(&pp),
+            cuda::arg(&pg), cuda::arg(&px), cuda::arg(&pw), cuda::arg(&pe), cuda::arg(&po), cuda::arg(&pp),
             cuda::arg(&rows), cuda::arg(&h), cuda::arg(&eps),
         ];
         launch.launch(cx, &mut params)?;

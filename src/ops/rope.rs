@@ -140,7 +140,7 @@ fn cuda(a: &Rope, cx: &Cuda) -> Result<(Tensor, Tensor)> {
     // are 1 and each half-row is whole packs.
     let n = 16 / dtype.size() as i64;
     let bytes = |v: i64| (v * dtype.size() as i64) % 16 == 0;
-    let aligned = |ptr: u64, st: &[i64]| ptr % 16 == 0 && st[..st.len() - 1].iter().all(|&s| bytes(s)) && st[st.len() - 1] == 1;
+    let aligned = |ptr: u64, st: &[i64]| ptr.is_multiple_of(16) && st[..st.len() - 1].iter().all(|&s| bytes(s)) && st[st.len() - 1] == 1;
     let vec = (dim / 2) % n == 0
         && (0..2).all(|t| aligned(p.x[t], &p.xs[t]) && aligned(p.out[t], &p.os[t]))
         && aligned(p.cos, &p.cs)

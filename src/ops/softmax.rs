@@ -13,7 +13,7 @@ op! {
     /// float32 for half types with the maximum subtracted, so large
     /// magnitudes and -inf entries are safe (an all -inf slice gives NaN, as
     /// in torch.softmax). Differentiable; runs in float32 under
-    /// `torch.autocast`, as `torch.softmax` does.
+    /// CUDA autocast, as `torch.softmax` does.
     ///
     /// ```
     /// use tch::Tensor;
@@ -29,7 +29,7 @@ op! {
     meta: meta;
     backward: backward;
     saves_outputs: true;
-    autocast: fp32;
+    autocast: fp32_on_cuda;
 }
 
 op! {

@@ -520,6 +520,201 @@ def bound_rope(q, k, cos, sin, refs):
     return one(q, refs[0]), one(k, refs[1])
 
 
+def bound_add_rms_norm(x, residual, w, eps, refs):
+    """``add_rms_norm(x, residual, w, eps)`` -> ``(rms_norm(s) w, s)`` with
+    ``s = x + residual`` rounded to the dtype: the add's bound for ``s``,
+    rms_norm's for the other (the reference normalises the rounded sum, as
+    the op does)."""
+    dt = x.dtype
+    n = x.shape[-1] if x.dim() else 1
+    by = rms_rel(n, dt) * _d(refs[0]).abs() + floor(dt)
+    bs = (u_out(dt) + u_acc(dt)) * _d(refs[1]).abs() + floor(dt)
+    return by, bs
+
+
+def bound_add_rms_norm_backward(g, gs, s, w, eps, refs):
+    """``add_rms_norm_backward(g, gs, s, w, eps)`` -> ``(grad_sum, grad_w)``:
+    rms_norm_backward's bounds for ``(g, s, w)``, with ``gs`` added to the
+    first before its rounding (one more ``u_acc |gs|``)."""
+    dt = s.dtype
+    bgx, bgw = bound_rms_norm_backward(g, s, w, eps, (refs[0] - (_d(gs) if gs is not None else 0), refs[1]))
+    extra = u_acc(dt) * _d(gs).abs() if gs is not None else 0.0
+    return _finite_or_inf(bgx + extra + u_out(dt) * _d(refs[0]).abs()), bgw
+
+
+def _ce_terms(x, target, ignore):
+    """Per row of float64 logits: softmax ``p``, ``W = sum_j p_j (m - x_j)``,
+    ``|lse|``, ``|x_t|`` and the mask of counted rows."""
+    xd = _d(x)
+    keep = target != ignore
+    p = torch.softmax(xd, -1)
+    m = xd.max(-1, keepdim=True).values
+    w = (p * (m - xd)).sum(-1)
+    lse = torch.logsumexp(xd, -1)
+    t = torch.where(keep, target, torch.zeros_like(target)).clamp(0, max(xd.shape[-1] - 1, 0))
+    xt = xd.gather(-1, t[:, None])[:, 0] if xd.shape[-1] else torch.zeros_like(lse)
+    return p, w, lse.abs(), xt.abs(), keep
+
+
+def ce_row_bound(x, target, ignore, dt, logit_err=None):
+    """Absolute error of one row's loss ``lse - x_t`` (see bound_cross_entropy)."""
+    n = x.shape[-1]
+    ua = u_acc(dt)
+    _, w, lse, xt, keep = _ce_terms(x, target, ignore)
+    b = (_sum_term(n) + 12 + 4 * math.log2(max(n, 2)) + 4 * w) * ua + 2 * ua * (lse + xt)
+    if logit_err is not None:
+        b = b + 2 * logit_err
+    return torch.where(keep, b, torch.zeros_like(b))
+
+
+def reduce_bound(rows_bound, rows_ref, keep, reduction, ref, dt):
+    n = rows_bound.numel()
+    ua = u_acc(dt)
+    if reduction == "none":
+        return u_out(dt) * _d(ref).abs() + rows_bound + floor(dt)
+    total = rows_bound.sum() + _sum_term(n) * ua * _d(rows_ref).abs().sum()
+    if reduction == "mean":
+        total = total / max(int(keep.sum()), 1)
+    return _finite_or_inf(u_out(dt) * _d(ref).abs() + total + ua * _d(ref).abs() + floor(dt))
+
+
+def bound_cross_entropy(x, target, ignore, reduction, refs):
+    """``cross_entropy(x, target, ignore, reduction)``: per row ``lse - x_t``
+    in the accumulation type.
+
+    ``lse = m + log(sum_j exp(x_j - m))``: the sum's relative error is
+    softmax's (``LAMBDA sqrt(V)`` for the additions, the exp errors weighted
+    by the probabilities, ``4 W``, and the online rescalings, ``4 log2 V``),
+    which ``log`` turns into an absolute error of the same size; ``m + log``
+    and ``- x_t`` round once each (``u_acc (|lse| + |x_t|)`` twice). So per
+    counted row::
+
+        |loss_r - ref_r| <= (LAMBDA sqrt(V) + 12 + 4 log2 V + 4 W) u_acc + 2 u_acc (|lse| + |x_t|)
+
+    and 0 for ignored rows. ``"none"`` adds the output rounding; ``"sum"``
+    adds the rows' bounds and an ``N``-term sum (``LAMBDA sqrt(N) u_acc``
+    of ``sum |loss_r|``); ``"mean"`` divides that by the count. A loss that
+    counts ignored rows or picks the wrong class is off by ``O(1)``.
+    """
+    dt = x.dtype
+    rb = ce_row_bound(x, target, ignore, dt)
+    keep = target != ignore
+    rows = _ce_rows64(x, target, ignore)
+    return (reduce_bound(rb, rows, keep, reduction, refs[0], dt),)
+
+
+def _ce_rows64(x, target, ignore):
+    xd = _d(x)
+    keep = target != ignore
+    t = torch.where(keep, target, torch.zeros_like(target)).clamp(0, max(xd.shape[-1] - 1, 0))
+    rows = torch.logsumexp(xd, -1) - xd.gather(-1, t[:, None])[:, 0]
+    return torch.where(keep, rows, torch.zeros_like(rows))
+
+
+def _ce_scale(grad, target, ignore, reduction, n):
+    g = _d(grad)
+    keep = (target != ignore).double()
+    if reduction == "mean":
+        g = g / max(float(keep.sum()), 1.0)
+    return g.expand(n) * keep
+
+
+def bound_cross_entropy_backward(g, x, target, ignore, reduction, refs):
+    """``cross_entropy_backward``: ``d_j = (p_j - [j = t]) s`` per row (``s``
+    the row's gradient scale, 0 for ignored rows).
+
+    ``p_j`` carries softmax's relative error (see bound_softmax); the
+    subtraction of 1 at the target and the product with ``s`` round once
+    each, and ``s`` itself (a division for "mean") once::
+
+        |d - ref| <= u_out |ref| + |s| (p_j (12 + LAMBDA sqrt(V) + 4 log2 V + 4 |x_j - m| + 4 W) + 3 [j = t]) u_acc + floor
+    """
+    dt = x.dtype
+    n, v = x.shape
+    ua = u_acc(dt)
+    p, w, _, _, _ = _ce_terms(x, target, ignore)
+    xd = _d(x)
+    m = xd.max(-1, keepdim=True).values
+    s = _ce_scale(g, target, ignore, reduction, n)[:, None].abs()
+    onehot = torch.zeros_like(p)
+    keep = target != ignore
+    t = torch.where(keep, target, torch.zeros_like(target)).clamp(0, max(v - 1, 0))
+    if v:
+        onehot.scatter_(1, t[:, None], 1.0)
+    rel = 12 + _sum_term(v) + 4 * math.log2(max(v, 2)) + 4 * (m - xd) + 4 * w[:, None]
+    b = u_out(dt) * _d(refs[0]).abs() + s * (p * rel + 3 * onehot) * ua + floor(dt)
+    return (_finite_or_inf(b),)
+
+
+def flce_chunk_rows(n, h, v):
+    """The op's chunk size (src/ops/fused_linear_cross_entropy.rs chunk_rows)."""
+    inc = -(-v // max(h, 1))
+    c = max(-(-n // max(inc, 1)), 1)
+    return 1 << (c - 1).bit_length()
+
+
+def _logit_err(h, w, dt):
+    """Per-element absolute error of the logits ``h @ w.T`` formed in the
+    inputs' dtype: the matmul bound (TF32 as PyTorch's setting says)."""
+    z = _d(h) @ _d(w).T
+    return matmul_bound(h, w.T, z)
+
+
+def bound_fused_linear_cross_entropy(h, w, target, ignore, reduction, refs):
+    """``fused_linear_cross_entropy``: cross_entropy of the logits ``z = h
+    w^T``, which the op forms in the inputs' dtype. An error ``E`` of the
+    logits moves ``lse`` by at most ``max_j E_j`` and ``z_t`` by ``E_t``, so
+    each row's bound gains ``2 max_j E_rj`` (matmul's bound for ``E``)."""
+    dt = h.dtype
+    e = _logit_err(h, w, dt)
+    emax = e.max(-1).values if e.numel() else torch.zeros(h.shape[0], dtype=F64)
+    z = _d(h) @ _d(w).T
+    rb = ce_row_bound(z, target, ignore, dt, logit_err=emax)
+    keep = target != ignore
+    return (reduce_bound(rb, _ce_rows64(z, target, ignore), keep, reduction, refs[0], dt),)
+
+
+def bound_fused_linear_cross_entropy_backward(g, h, w, target, ignore, reduction, refs):
+    """``fused_linear_cross_entropy_backward`` -> ``(grad_h, grad_w)`` with
+    ``d`` the logits' gradient (cross_entropy_backward of ``z = h w^T``):
+    ``grad_h = d w``, ``grad_w = sum over chunks of d_c^T h_c``.
+
+    ``d`` is off by cross_entropy_backward's bound plus the logits' error:
+    ``E`` (matmul's bound, up to ``Emax`` per row) moves ``p_j`` by ``p_j
+    2 Emax``, so ``|dd_j| <= D_j = b_ce_j + |s| (p_j + [j = t]) 2 Emax`` (the
+    op rounds ``d`` to the inputs' dtype: ``u_out |d|`` in ``b_ce``). Each
+    product then adds matmul's own error, and the chunks' weight gradients,
+    each rounded to the dtype, are summed (``LAMBDA sqrt(C) u_out`` of the
+    magnitudes)::
+
+        |grad_h - ref| <= u_out |ref| + (LAMBDA sqrt(V) + 4) u_acc |d| |w| + D |w| + floor
+        |grad_w - ref| <= u_out |ref| + ((LAMBDA sqrt(N) + 4) u_acc + LAMBDA sqrt(C) u_out) |d|^T |h| + D^T |h| + floor
+    """
+    dt = h.dtype
+    n, hd = h.shape
+    v = w.shape[0]
+    z = _d(h) @ _d(w).T
+    e = _logit_err(h, w, dt)
+    emax = e.max(-1, keepdim=True).values if e.numel() else torch.zeros(n, 1, dtype=F64)
+    p, _, _, _, keep = _ce_terms(z, target, ignore)
+    s = _ce_scale(g, target, ignore, reduction, n)[:, None].abs()
+    t = torch.where(keep, target, torch.zeros_like(target)).clamp(0, max(v - 1, 0))
+    onehot = torch.zeros_like(p)
+    if v:
+        onehot.scatter_(1, t[:, None], 1.0)
+    d = (p - onehot) * _ce_scale(g, target, ignore, reduction, n)[:, None]
+    (bce,) = bound_cross_entropy_backward(g, z, target, ignore, reduction, (d,))
+    big = s * (p + onehot) * 2 * emax
+    dd = torch.nan_to_num(bce, posinf=0.0) + u_out(dt) * d.abs() + big
+    wa, ha = _d(w).abs(), _d(h).abs()
+    chunks = -(-n // flce_chunk_rows(n, hd, v)) if n else 1
+    ua = u_acc(dt)
+    bgh = u_out(dt) * _d(refs[0]).abs() + (_sum_term(v) + 4) * ua * (d.abs() @ wa) + dd @ wa + floor(dt)
+    bgw = (u_out(dt) * _d(refs[1]).abs() + ((_sum_term(n) + 4) * ua + _sum_term(chunks) * u_out(dt)) * (d.abs().T @ ha)
+           + dd.T @ ha + floor(dt))
+    return _finite_or_inf(bgh), _finite_or_inf(bgw)
+
+
 # Op name -> bound(*args, refs) returning one bound tensor per output.
 OP_BOUNDS = {
     "add": lambda a, b, refs: bound_add(a, b, refs),
@@ -539,6 +734,12 @@ OP_BOUNDS = {
     "gelu_and_mul": bound_gelu_and_mul,
     "gelu_and_mul_backward": bound_gelu_and_mul_backward,
     "rope": bound_rope,
+    "add_rms_norm": bound_add_rms_norm,
+    "add_rms_norm_backward": bound_add_rms_norm_backward,
+    "cross_entropy": bound_cross_entropy,
+    "cross_entropy_backward": bound_cross_entropy_backward,
+    "fused_linear_cross_entropy": bound_fused_linear_cross_entropy,
+    "fused_linear_cross_entropy_backward": bound_fused_linear_cross_entropy_backward,
 }
 
 

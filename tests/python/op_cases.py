@@ -175,6 +175,50 @@ def rope_args(dt, dev, b=2, hq=3, hk=1, s=5, d=8):
     return q, k, ang.cos().to(dt), ang.sin().to(dt)
 
 
+def _add_rms_backward(g, gs, s, w, eps):
+    gx, gw = _rms_backward(g, s, w, eps)
+    return (gx + (gs.double() if gs is not None else 0.0), gw)
+
+
+def _ce_loss(x, target, ignore, reduction):
+    """Cross-entropy in float64 as the op defines it, ``logsumexp(x) - x_t``
+    per counted row: F.cross_entropy's values for finite logits, and the
+    limit (not F.cross_entropy's NaN) when a logit is infinite."""
+    keep = target != ignore
+    t = torch.where(keep, target, torch.zeros_like(target)).clamp(0, max(x.shape[-1] - 1, 0))
+    rows = torch.logsumexp(x, -1) - x.gather(-1, t[:, None])[:, 0]
+    rows = torch.where(keep, rows, torch.zeros_like(rows))
+    if reduction == "none":
+        return rows
+    return rows.sum() if reduction == "sum" else rows.sum() / keep.sum()
+
+
+def _ce(x, target, ignore, reduction):
+    return (_ce_loss(x.double(), target, ignore, reduction),)
+
+
+def _ce_backward(g, x, target, ignore, reduction):
+    xd = x.double().requires_grad_()
+    (gx,) = torch.autograd.grad(_ce_loss(xd, target, ignore, reduction), xd, g.double())
+    return (gx,)
+
+
+def _flce(h, w, target, ignore, reduction):
+    return _ce(h.double() @ w.double().T, target, ignore, reduction)
+
+
+def _flce_backward(g, h, w, target, ignore, reduction):
+    hd, wd = h.double().requires_grad_(), w.double().requires_grad_()
+    return torch.autograd.grad(_ce_loss(hd @ wd.T, target, ignore, reduction), (hd, wd), g.double())
+
+
+def ce_target(n, v, device, ignore=-100):
+    """Class indices with every third row ignored."""
+    t = torch.randint(0, v, (n,), device=device)
+    t[::3] = ignore
+    return t
+
+
 CASES: dict[str, Case] = {
     "add": Case(lambda dt, dev: (t(3, 4, dtype=dt, device=dev), t(3, 4, dtype=dt, device=dev)),
                 lambda a, b: (a.double() + b.double(),)),
@@ -206,6 +250,24 @@ CASES: dict[str, Case] = {
     "gelu_and_mul_backward": Case(lambda dt, dev: (t(3, 8, dtype=dt, device=dev), t(3, 16, dtype=dt, device=dev) * 3, "tanh"),
                                   _gelu_backward),
     "rope": Case(rope_args, _rope),
+    "add_rms_norm": Case(
+        lambda dt, dev: (norm_input((5, 16), dt, dev), norm_input((5, 16), dt, dev), t(16, dtype=dt, device=dev), EPS),
+        lambda x, r, w, eps: (_rms((x.double() + r.double()).to(x.dtype), w, eps), (x.double() + r.double()).to(x.dtype).double())),
+    "add_rms_norm_backward": Case(
+        lambda dt, dev: (t(5, 16, dtype=dt, device=dev), t(5, 16, dtype=dt, device=dev), norm_input((5, 16), dt, dev),
+                         t(16, dtype=dt, device=dev), EPS),
+        _add_rms_backward),
+    "cross_entropy": Case(lambda dt, dev: (t(7, 33, dtype=dt, device=dev) * 3, ce_target(7, 33, dev), -100, "mean"), _ce),
+    "cross_entropy_backward": Case(
+        lambda dt, dev: (torch.tensor(1.5, dtype=dt, device=dev), t(7, 33, dtype=dt, device=dev) * 3, ce_target(7, 33, dev), -100, "sum"),
+        _ce_backward),
+    "fused_linear_cross_entropy": Case(
+        lambda dt, dev: (t(11, 8, dtype=dt, device=dev), t(40, 8, dtype=dt, device=dev), ce_target(11, 40, dev), -100, "mean"),
+        _flce),
+    "fused_linear_cross_entropy_backward": Case(
+        lambda dt, dev: (torch.tensor(0.7, dtype=dt, device=dev), t(11, 8, dtype=dt, device=dev), t(40, 8, dtype=dt, device=dev),
+                         ce_target(11, 40, dev), -100, "mean"),
+        _flce_backward),
 }
 
 
@@ -301,7 +363,10 @@ class Guard:
         # The argument's address keeps its alignment (mod 64 elements): a
         # misaligned view still takes the kernels' unaligned path.
         self.start = CANARY_PAD + t.storage_offset() % 64
-        self.buf = torch.full((span + self.start + CANARY_PAD,), math.nan, dtype=t.dtype, device=t.device)
+        # NaN for floats; for integer arguments (class indices) the most
+        # negative value, which no kernel may read as an index either.
+        fill = math.nan if t.is_floating_point() else torch.iinfo(t.dtype).min
+        self.buf = torch.full((span + self.start + CANARY_PAD,), fill, dtype=t.dtype, device=t.device)
         self.view = self.buf.as_strided(sizes, strides, self.start)
         self.view.copy_(t)
         # Canary positions: the pads, plus the layout's gaps if it has any.

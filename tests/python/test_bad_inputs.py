@@ -53,6 +53,8 @@ def variants(arg: torch.Tensor, device: str):
     if arg.dim() >= 1 and arg.numel():
         yield "expanded", arg.narrow(0, 0, 1).expand_as(arg)
         yield "strided", torch.stack([arg, arg], -1)[..., 0]
+        if not arg.is_floating_point():
+            return  # NaN, inf and huge values are for float tensors
         with_nan = arg.clone(memory_format=torch.contiguous_format)
         with_nan.view(-1)[0] = float("nan")
         yield "nan", with_nan
@@ -92,8 +94,8 @@ def expected_class(label, msg):
         if "has dtype" in msg and "but `" in msg:
             return RuntimeError  # a supported dtype that disagrees with another argument's
         return NotImplementedError  # a dtype without a kernel
-    if label.startswith("dim="):
-        return IndexError  # a dimension out of range
+    if label.startswith("dim=") or "outside [0, " in msg:
+        return IndexError  # a dimension or class index out of range
     if label in ("neg", "nan", "inf") or label.startswith("str="):
         return ValueError  # a bad value (eps, an unknown mode)
     return RuntimeError  # shapes, dtypes or devices that disagree, overlapping in-place arguments
