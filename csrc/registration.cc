@@ -302,8 +302,9 @@ struct RustAutogradKernel final : c10::OperatorKernel {
 
 // torch.autocast, as aten's own wrappers do it: with the autocast key
 // excluded, floating tensors on the autocast device (not float64, not
-// written in place) are cast, to the autocast dtype (policy 1) or to
-// float32 (policy 2), and the op is called again.
+// written in place) are cast, to the autocast dtype (policies 1 and 3) or
+// to float32 (policy 2), and the op is called again; policy 3 (a linear
+// layer and a loss) returns its floating results in float32.
 template <c10::DeviceType D>
 struct AutocastKernel final : c10::OperatorKernel {
   explicit AutocastKernel(uint8_t policy) : policy_(policy) {}
@@ -316,13 +317,19 @@ struct AutocastKernel final : c10::OperatorKernel {
       return v.isTensor() && v.toTensor().defined() && !is_written(schema_args[i]) &&
              at::autocast::is_autocast_eligible(v.toTensor(), D) && v.toTensor().scalar_type() != at::kDouble;
     };
-    const at::ScalarType target = policy_ == 1 ? at::autocast::get_autocast_dtype(D) : at::kFloat;
+    const at::ScalarType target = policy_ == 2 ? at::kFloat : at::autocast::get_autocast_dtype(D);
     for (size_t i = 0; i < schema_args.size(); ++i) {
       if (eligible(base[i], i) && base[i].toTensor().scalar_type() != target) {
         base[i] = base[i].toTensor().to(target);
       }
     }
     h.callBoxed(stack);
+    if (policy_ == 3) {
+      const size_t n_out = h.schema().returns().size();
+      for (auto it = stack->end() - n_out; it != stack->end(); ++it) {
+        if (it->isTensor() && it->toTensor().is_floating_point()) *it = it->toTensor().to(at::kFloat);
+      }
+    }
   }
 
   uint8_t policy_;

@@ -29,7 +29,8 @@ mod rust_side {
         fn op_has_backward(op: usize) -> bool;
         fn op_saves_outputs(op: usize) -> bool;
         /// The op's autocast policy for CUDA (`cuda`) or CPU autocast: 0
-        /// none, 1 the autocast dtype, 2 float32.
+        /// none, 1 the autocast dtype, 2 float32, 3 the autocast dtype in and
+        /// float32 out.
         fn op_autocast(op: usize, cuda: bool) -> u8;
         /// Runs op `op` for dispatch key `key` on PyTorch's current `stream`;
         /// writes owned `at::Tensor*`s to `outs` (their number in `count`).

@@ -20,7 +20,7 @@
 ///     meta: meta;             // fn(&RmsNorm) -> Result<Tensor>, symbolic sizes
 ///     backward: backward;     // optional: fn(&Backward<RmsNorm>) -> Result<Vec<Option<Tensor>>>
 ///     saves_outputs: false;   // optional: backward reads the forward's outputs
-///     autocast: fp32_on_cuda; // optional: lower_precision | fp32 | fp32_on_cuda
+///     autocast: fp32_on_cuda; // optional: lower_precision | fp32 | fp32_on_cuda | linear_loss
 /// }
 /// ```
 ///
@@ -292,6 +292,7 @@ macro_rules! __op_autocast {
     (lower_precision) => { $crate::op::Autocast::LowerPrecision };
     (fp32) => { $crate::op::Autocast::Fp32 };
     (fp32_on_cuda) => { $crate::op::Autocast::Fp32OnCuda };
+    (linear_loss) => { $crate::op::Autocast::LinearLoss };
 }
 
 pub(crate) use {

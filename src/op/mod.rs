@@ -102,16 +102,21 @@ pub enum Autocast {
     /// Floating inputs cast to float32 under CUDA autocast only (norms,
     /// softmax: aten's CPU autocast lists do not hold them).
     Fp32OnCuda,
+    /// Inputs in the autocast dtype, results in float32: a linear layer
+    /// followed by a loss (`F.cross_entropy(F.linear(h, w), t)` under autocast).
+    LinearLoss,
 }
 
 impl Autocast {
     /// The policy number `csrc/` applies for CUDA (`cuda`) or CPU autocast:
-    /// 0 none, 1 the autocast dtype, 2 float32.
+    /// 0 none, 1 the autocast dtype, 2 float32, 3 the autocast dtype in and
+    /// float32 out.
     pub fn code(self, cuda: bool) -> u8 {
         match self {
             Autocast::LowerPrecision => 1,
             Autocast::Fp32 => 2,
             Autocast::Fp32OnCuda if cuda => 2,
+            Autocast::LinearLoss => 3,
             _ => 0,
         }
     }

@@ -22,8 +22,9 @@ op! {
     /// inputs' dtype (float32 accumulation) and the cross-entropy computed in
     /// float32, as in Liger-Kernel's fused op. Targets as in
     /// `cross_entropy` (outside `[0, V)`: `IndexError` on the CPU, NaN on
-    /// CUDA). Under `torch.autocast` it runs in the autocast dtype, like the
-    /// linear layer it replaces.
+    /// CUDA). Under `torch.autocast` the product runs in the autocast dtype
+    /// and the loss comes out in float32, as `F.cross_entropy(F.linear(hidden,
+    /// weight), target)` does.
     ///
     /// ```
     /// use tch::{Kind, Tensor};
@@ -41,7 +42,7 @@ op! {
     cuda: cuda;
     meta: meta;
     backward: backward;
-    autocast: lower_precision;
+    autocast: linear_loss;
 }
 
 op! {
