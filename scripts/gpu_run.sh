@@ -21,6 +21,15 @@ export LD_LIBRARY_PATH=$TORCH_LIB:/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}
 # The GPU copy has no .git: the commit comes from the bundle.
 export MYNS_GIT_COMMIT=${MYNS_GIT_COMMIT:-$(cat .gpu/COMMIT 2>/dev/null || echo unknown)}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/gpu.txt"
+# The bundle's binaries come xz-compressed (scripts/gpu_bundle.sh).
+python3 - <<'PY'
+import glob, lzma, os
+for f in glob.glob(".gpu/bin/*.xz"):
+    with lzma.open(f) as src, open(f[:-3], "wb") as dst:
+        dst.write(src.read())
+    os.chmod(f[:-3], 0o755)
+    os.remove(f)
+PY
 status=0
 
 # tests/c_abi.rs runs a C program that finds libtorch through the library's

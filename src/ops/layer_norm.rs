@@ -204,6 +204,8 @@ fn backward_cuda(a: &LayerNormBackward, cx: &Cuda) -> Result<(Tensor, Tensor, Te
         ];
         launch.launch(cx, &mut params)?;
     }
-    let sum = |p: Tensor| -> Result<Tensor> { Ok(p.f_sum_dim_intlist(&[0i64][..], false, dtype.kind())?) };
+    // Summed in the accumulation type, rounded once (sum's dtype argument
+    // would round each partial to a half type first).
+    let sum = |p: Tensor| -> Result<Tensor> { Ok(p.f_sum_dim_intlist(&[0i64][..], false, None::<Kind>)?.f_to_kind(dtype.kind())?) };
     Ok((gx, sum(part_w)?, sum(part_b)?))
 }

@@ -189,5 +189,7 @@ pub(crate) fn backward_launch(
         ];
         launch.launch(cx, &mut params)?;
     }
-    Ok((gx, partial.f_sum_dim_intlist(&[0i64][..], false, dtype.kind())?))
+    // Summed in the accumulation type, rounded once (sum's dtype argument
+    // would round each partial to a half type first).
+    Ok((gx, partial.f_sum_dim_intlist(&[0i64][..], false, None::<tch::Kind>)?.f_to_kind(dtype.kind())?))
 }

@@ -667,7 +667,7 @@ def bound_fused_linear_cross_entropy(h, w, target, ignore, reduction, refs):
     each row's bound gains ``2 max_j E_rj`` (matmul's bound for ``E``)."""
     dt = h.dtype
     e = _logit_err(h, w, dt)
-    emax = e.max(-1).values if e.numel() else torch.zeros(h.shape[0], dtype=F64)
+    emax = e.max(-1).values if e.numel() else torch.zeros(h.shape[0], dtype=F64, device=h.device)
     z = _d(h) @ _d(w).T
     rb = ce_row_bound(z, target, ignore, dt, logit_err=emax)
     keep = target != ignore
@@ -685,17 +685,17 @@ def bound_fused_linear_cross_entropy_backward(g, h, w, target, ignore, reduction
     op rounds ``d`` to the inputs' dtype: ``u_out |d|`` in ``b_ce``). Each
     product then adds matmul's own error, and the chunks' weight gradients,
     each rounded to the dtype, are summed (``LAMBDA sqrt(C) u_out`` of the
-    magnitudes)::
+    magnitudes, and one ``floor`` per chunk where they are subnormal)::
 
         |grad_h - ref| <= u_out |ref| + (LAMBDA sqrt(V) + 4) u_acc |d| |w| + D |w| + floor
-        |grad_w - ref| <= u_out |ref| + ((LAMBDA sqrt(N) + 4) u_acc + LAMBDA sqrt(C) u_out) |d|^T |h| + D^T |h| + floor
+        |grad_w - ref| <= u_out |ref| + ((LAMBDA sqrt(N) + 4) u_acc + LAMBDA sqrt(C) u_out) |d|^T |h| + D^T |h| + C floor
     """
     dt = h.dtype
     n, hd = h.shape
     v = w.shape[0]
     z = _d(h) @ _d(w).T
     e = _logit_err(h, w, dt)
-    emax = e.max(-1, keepdim=True).values if e.numel() else torch.zeros(n, 1, dtype=F64)
+    emax = e.max(-1, keepdim=True).values if e.numel() else torch.zeros(n, 1, dtype=F64, device=h.device)
     p, _, _, _, keep = _ce_terms(z, target, ignore)
     s = _ce_scale(g, target, ignore, reduction, n)[:, None].abs()
     t = torch.where(keep, target, torch.zeros_like(target)).clamp(0, max(v - 1, 0))
@@ -711,7 +711,7 @@ def bound_fused_linear_cross_entropy_backward(g, h, w, target, ignore, reduction
     ua = u_acc(dt)
     bgh = u_out(dt) * _d(refs[0]).abs() + (_sum_term(v) + 4) * ua * (d.abs() @ wa) + dd @ wa + floor(dt)
     bgw = (u_out(dt) * _d(refs[1]).abs() + ((_sum_term(n) + 4) * ua + _sum_term(chunks) * u_out(dt)) * (d.abs().T @ ha)
-           + dd.T @ ha + floor(dt))
+           + dd.T @ ha + chunks * floor(dt))
     return _finite_or_inf(bgh), _finite_or_inf(bgw)
 
 

@@ -155,7 +155,8 @@ def forced_rows(build):
 
 
 def check_row_path(build, dtype, shape, with_opcheck=True, with_grads=True, device="cuda", ref_device=None):
-    """rms_norm, fused_add_rms_norm and softmax under one forced build:
+    """rms_norm, fused_add_rms_norm, add_rms_norm, layer_norm (with and
+    without its parameters) and softmax under one forced build:
     values, opcheck, and gradients through autograd (the backward ops on the
     forced forward's outputs). Returns the number of checked calls.
     (`device="cpu"`: a dry run, the build has no effect there.)"""
@@ -168,6 +169,10 @@ def check_row_path(build, dtype, shape, with_opcheck=True, with_grads=True, devi
         check_op("rms_norm", [x, w, 1e-6], what=f"rms_norm {what}", ref_device=ref_device)
         check_op("fused_add_rms_norm", [x.clone(), r.clone(), w, 1e-6], what=f"fused_add_rms_norm {what}", ref_device=ref_device)
         check_op("softmax", [xs, -1], what=f"softmax {what}", ref_device=ref_device)
+        check_op("add_rms_norm", [x, r, w, 1e-6], what=f"add_rms_norm {what}", ref_device=ref_device)
+        b = torch.randn(shape[-1], dtype=dtype, device=dev)
+        check_op("layer_norm", [x, w, b, 1e-5], what=f"layer_norm {what}", ref_device=ref_device)
+        check_op("layer_norm", [x, None, None, 1e-5], what=f"layer_norm (no parameters) {what}", ref_device=ref_device)
         if with_opcheck:
             opcheck(torch.ops.myns.rms_norm.default, (x.clone().requires_grad_(), w.clone().requires_grad_(), 1e-6))
             opcheck(torch.ops.myns.fused_add_rms_norm.default, (x.clone(), r.clone(), w, 1e-6))
@@ -183,7 +188,7 @@ def check_row_path(build, dtype, shape, with_opcheck=True, with_grads=True, devi
             expected = expect("softmax_backward", [g, y.detach(), -1], ref_device)
             y.backward(g)
             assert_matches((xg.grad,), expected, f"softmax gradient {what}")
-    return 3 + 2 * with_grads
+    return 6 + 2 * with_grads
 
 
 def gradcheck_row_build(build, device="cuda"):
@@ -194,3 +199,5 @@ def gradcheck_row_build(build, device="cuda"):
         x, w = torch.randn(3, 64, **o), torch.randn(64, **o)
         assert torch.autograd.gradcheck(lambda a, b: myns.rms_norm(a, b, 1e-5), (x, w))
         assert torch.autograd.gradcheck(lambda a: myns.softmax(a, -1), (x,))
+        assert torch.autograd.gradcheck(lambda a, b: myns.layer_norm(a, b, None, 1e-5), (x, w))
+        assert torch.autograd.gradcheck(lambda a, b: myns.add_rms_norm(a, a * 0.5, b, 1e-5), (x, w))
