@@ -153,16 +153,38 @@ void myns_tensor_free(myns_tensor t);
 /* @generated ops begin */
 /* add(Tensor a, Tensor b) -> Tensor */
 int myns_add(const myns_tensor a, const myns_tensor b, myns_tensor* out);
+/* add_rms_norm(Tensor x, Tensor residual, Tensor weight, float eps) -> (Tensor, Tensor) */
+int myns_add_rms_norm(const myns_tensor x, const myns_tensor residual, const myns_tensor weight, double eps, myns_tensor* out0, myns_tensor* out1);
+/* add_rms_norm_backward(Tensor grad, Tensor? grad_summed, Tensor summed, Tensor weight, float eps) -> (Tensor, Tensor) */
+int myns_add_rms_norm_backward(const myns_tensor grad, const myns_tensor grad_summed, const myns_tensor summed, const myns_tensor weight, double eps, myns_tensor* out0, myns_tensor* out1);
 /* bmm(Tensor a, Tensor b) -> Tensor */
 int myns_bmm(const myns_tensor a, const myns_tensor b, myns_tensor* out);
+/* cross_entropy(Tensor logits, Tensor target, int ignore_index=-100, str reduction="mean") -> Tensor */
+int myns_cross_entropy(const myns_tensor logits, const myns_tensor target, int64_t ignore_index, const char* reduction, myns_tensor* out);
+/* cross_entropy_backward(Tensor grad, Tensor logits, Tensor target, int ignore_index=-100, str reduction="mean") -> Tensor */
+int myns_cross_entropy_backward(const myns_tensor grad, const myns_tensor logits, const myns_tensor target, int64_t ignore_index, const char* reduction, myns_tensor* out);
 /* fused_add_rms_norm(Tensor(a!) x, Tensor(b!) residual, Tensor weight, float eps) -> () */
 int myns_fused_add_rms_norm(myns_tensor x, myns_tensor residual, const myns_tensor weight, double eps);
+/* fused_linear_cross_entropy(Tensor hidden, Tensor weight, Tensor target, int ignore_index=-100, str reduction="mean") -> Tensor */
+int myns_fused_linear_cross_entropy(const myns_tensor hidden, const myns_tensor weight, const myns_tensor target, int64_t ignore_index, const char* reduction, myns_tensor* out);
+/* fused_linear_cross_entropy_backward(Tensor grad, Tensor hidden, Tensor weight, Tensor target, int ignore_index=-100, str reduction="mean") -> (Tensor, Tensor) */
+int myns_fused_linear_cross_entropy_backward(const myns_tensor grad, const myns_tensor hidden, const myns_tensor weight, const myns_tensor target, int64_t ignore_index, const char* reduction, myns_tensor* out0, myns_tensor* out1);
+/* gelu_and_mul(Tensor x, str approximate="none") -> Tensor */
+int myns_gelu_and_mul(const myns_tensor x, const char* approximate, myns_tensor* out);
+/* gelu_and_mul_backward(Tensor grad, Tensor x, str approximate="none") -> Tensor */
+int myns_gelu_and_mul_backward(const myns_tensor grad, const myns_tensor x, const char* approximate, myns_tensor* out);
+/* layer_norm(Tensor x, Tensor? weight, Tensor? bias, float eps) -> Tensor */
+int myns_layer_norm(const myns_tensor x, const myns_tensor weight, const myns_tensor bias, double eps, myns_tensor* out);
+/* layer_norm_backward(Tensor grad, Tensor x, Tensor? weight, float eps) -> (Tensor, Tensor, Tensor) */
+int myns_layer_norm_backward(const myns_tensor grad, const myns_tensor x, const myns_tensor weight, double eps, myns_tensor* out0, myns_tensor* out1, myns_tensor* out2);
 /* matmul(Tensor a, Tensor b) -> Tensor */
 int myns_matmul(const myns_tensor a, const myns_tensor b, myns_tensor* out);
 /* rms_norm(Tensor x, Tensor weight, float eps) -> Tensor */
 int myns_rms_norm(const myns_tensor x, const myns_tensor weight, double eps, myns_tensor* out);
 /* rms_norm_backward(Tensor grad, Tensor x, Tensor weight, float eps) -> (Tensor, Tensor) */
 int myns_rms_norm_backward(const myns_tensor grad, const myns_tensor x, const myns_tensor weight, double eps, myns_tensor* out0, myns_tensor* out1);
+/* rope(Tensor q, Tensor k, Tensor cos, Tensor sin) -> (Tensor, Tensor) */
+int myns_rope(const myns_tensor q, const myns_tensor k, const myns_tensor cos, const myns_tensor sin, myns_tensor* out0, myns_tensor* out1);
 /* scale(Tensor x, Scalar alpha) -> Tensor */
 int myns_scale(const myns_tensor x, double alpha, myns_tensor* out);
 /* scale_(Tensor(a!) x, Scalar alpha) -> () */

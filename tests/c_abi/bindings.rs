@@ -87,9 +87,41 @@ pub struct MynsLib {
         b: myns_tensor,
         out: *mut myns_tensor,
     ) -> ::std::os::raw::c_int,
+    pub myns_add_rms_norm: unsafe extern "C" fn(
+        x: myns_tensor,
+        residual: myns_tensor,
+        weight: myns_tensor,
+        eps: f64,
+        out0: *mut myns_tensor,
+        out1: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int,
+    pub myns_add_rms_norm_backward: unsafe extern "C" fn(
+        grad: myns_tensor,
+        grad_summed: myns_tensor,
+        summed: myns_tensor,
+        weight: myns_tensor,
+        eps: f64,
+        out0: *mut myns_tensor,
+        out1: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int,
     pub myns_bmm: unsafe extern "C" fn(
         a: myns_tensor,
         b: myns_tensor,
+        out: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int,
+    pub myns_cross_entropy: unsafe extern "C" fn(
+        logits: myns_tensor,
+        target: myns_tensor,
+        ignore_index: i64,
+        reduction: *const ::std::os::raw::c_char,
+        out: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int,
+    pub myns_cross_entropy_backward: unsafe extern "C" fn(
+        grad: myns_tensor,
+        logits: myns_tensor,
+        target: myns_tensor,
+        ignore_index: i64,
+        reduction: *const ::std::os::raw::c_char,
         out: *mut myns_tensor,
     ) -> ::std::os::raw::c_int,
     pub myns_fused_add_rms_norm: unsafe extern "C" fn(
@@ -97,6 +129,52 @@ pub struct MynsLib {
         residual: myns_tensor,
         weight: myns_tensor,
         eps: f64,
+    ) -> ::std::os::raw::c_int,
+    pub myns_fused_linear_cross_entropy: unsafe extern "C" fn(
+        hidden: myns_tensor,
+        weight: myns_tensor,
+        target: myns_tensor,
+        ignore_index: i64,
+        reduction: *const ::std::os::raw::c_char,
+        out: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int,
+    pub myns_fused_linear_cross_entropy_backward: unsafe extern "C" fn(
+        grad: myns_tensor,
+        hidden: myns_tensor,
+        weight: myns_tensor,
+        target: myns_tensor,
+        ignore_index: i64,
+        reduction: *const ::std::os::raw::c_char,
+        out0: *mut myns_tensor,
+        out1: *mut myns_tensor,
+    )
+        -> ::std::os::raw::c_int,
+    pub myns_gelu_and_mul: unsafe extern "C" fn(
+        x: myns_tensor,
+        approximate: *const ::std::os::raw::c_char,
+        out: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int,
+    pub myns_gelu_and_mul_backward: unsafe extern "C" fn(
+        grad: myns_tensor,
+        x: myns_tensor,
+        approximate: *const ::std::os::raw::c_char,
+        out: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int,
+    pub myns_layer_norm: unsafe extern "C" fn(
+        x: myns_tensor,
+        weight: myns_tensor,
+        bias: myns_tensor,
+        eps: f64,
+        out: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int,
+    pub myns_layer_norm_backward: unsafe extern "C" fn(
+        grad: myns_tensor,
+        x: myns_tensor,
+        weight: myns_tensor,
+        eps: f64,
+        out0: *mut myns_tensor,
+        out1: *mut myns_tensor,
+        out2: *mut myns_tensor,
     ) -> ::std::os::raw::c_int,
     pub myns_matmul: unsafe extern "C" fn(
         a: myns_tensor,
@@ -114,6 +192,14 @@ pub struct MynsLib {
         x: myns_tensor,
         weight: myns_tensor,
         eps: f64,
+        out0: *mut myns_tensor,
+        out1: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int,
+    pub myns_rope: unsafe extern "C" fn(
+        q: myns_tensor,
+        k: myns_tensor,
+        cos: myns_tensor,
+        sin: myns_tensor,
         out0: *mut myns_tensor,
         out1: *mut myns_tensor,
     ) -> ::std::os::raw::c_int,
@@ -175,13 +261,36 @@ impl MynsLib {
         let myns_tensor_device = __library.get(b"myns_tensor_device\0").map(|sym| *sym)?;
         let myns_tensor_free = __library.get(b"myns_tensor_free\0").map(|sym| *sym)?;
         let myns_add = __library.get(b"myns_add\0").map(|sym| *sym)?;
+        let myns_add_rms_norm = __library.get(b"myns_add_rms_norm\0").map(|sym| *sym)?;
+        let myns_add_rms_norm_backward = __library
+            .get(b"myns_add_rms_norm_backward\0")
+            .map(|sym| *sym)?;
         let myns_bmm = __library.get(b"myns_bmm\0").map(|sym| *sym)?;
+        let myns_cross_entropy = __library.get(b"myns_cross_entropy\0").map(|sym| *sym)?;
+        let myns_cross_entropy_backward = __library
+            .get(b"myns_cross_entropy_backward\0")
+            .map(|sym| *sym)?;
         let myns_fused_add_rms_norm = __library
             .get(b"myns_fused_add_rms_norm\0")
+            .map(|sym| *sym)?;
+        let myns_fused_linear_cross_entropy = __library
+            .get(b"myns_fused_linear_cross_entropy\0")
+            .map(|sym| *sym)?;
+        let myns_fused_linear_cross_entropy_backward = __library
+            .get(b"myns_fused_linear_cross_entropy_backward\0")
+            .map(|sym| *sym)?;
+        let myns_gelu_and_mul = __library.get(b"myns_gelu_and_mul\0").map(|sym| *sym)?;
+        let myns_gelu_and_mul_backward = __library
+            .get(b"myns_gelu_and_mul_backward\0")
+            .map(|sym| *sym)?;
+        let myns_layer_norm = __library.get(b"myns_layer_norm\0").map(|sym| *sym)?;
+        let myns_layer_norm_backward = __library
+            .get(b"myns_layer_norm_backward\0")
             .map(|sym| *sym)?;
         let myns_matmul = __library.get(b"myns_matmul\0").map(|sym| *sym)?;
         let myns_rms_norm = __library.get(b"myns_rms_norm\0").map(|sym| *sym)?;
         let myns_rms_norm_backward = __library.get(b"myns_rms_norm_backward\0").map(|sym| *sym)?;
+        let myns_rope = __library.get(b"myns_rope\0").map(|sym| *sym)?;
         let myns_scale = __library.get(b"myns_scale\0").map(|sym| *sym)?;
         let myns_scale_ = __library.get(b"myns_scale_\0").map(|sym| *sym)?;
         let myns_silu_and_mul = __library.get(b"myns_silu_and_mul\0").map(|sym| *sym)?;
@@ -211,11 +320,22 @@ impl MynsLib {
             myns_tensor_device,
             myns_tensor_free,
             myns_add,
+            myns_add_rms_norm,
+            myns_add_rms_norm_backward,
             myns_bmm,
+            myns_cross_entropy,
+            myns_cross_entropy_backward,
             myns_fused_add_rms_norm,
+            myns_fused_linear_cross_entropy,
+            myns_fused_linear_cross_entropy_backward,
+            myns_gelu_and_mul,
+            myns_gelu_and_mul_backward,
+            myns_layer_norm,
+            myns_layer_norm_backward,
             myns_matmul,
             myns_rms_norm,
             myns_rms_norm_backward,
+            myns_rope,
             myns_scale,
             myns_scale_,
             myns_silu_and_mul,
@@ -322,6 +442,29 @@ impl MynsLib {
     ) -> ::std::os::raw::c_int {
         (self.myns_add)(a, b, out)
     }
+    pub unsafe fn myns_add_rms_norm(
+        &self,
+        x: myns_tensor,
+        residual: myns_tensor,
+        weight: myns_tensor,
+        eps: f64,
+        out0: *mut myns_tensor,
+        out1: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int {
+        (self.myns_add_rms_norm)(x, residual, weight, eps, out0, out1)
+    }
+    pub unsafe fn myns_add_rms_norm_backward(
+        &self,
+        grad: myns_tensor,
+        grad_summed: myns_tensor,
+        summed: myns_tensor,
+        weight: myns_tensor,
+        eps: f64,
+        out0: *mut myns_tensor,
+        out1: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int {
+        (self.myns_add_rms_norm_backward)(grad, grad_summed, summed, weight, eps, out0, out1)
+    }
     pub unsafe fn myns_bmm(
         &self,
         a: myns_tensor,
@@ -329,6 +472,27 @@ impl MynsLib {
         out: *mut myns_tensor,
     ) -> ::std::os::raw::c_int {
         (self.myns_bmm)(a, b, out)
+    }
+    pub unsafe fn myns_cross_entropy(
+        &self,
+        logits: myns_tensor,
+        target: myns_tensor,
+        ignore_index: i64,
+        reduction: *const ::std::os::raw::c_char,
+        out: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int {
+        (self.myns_cross_entropy)(logits, target, ignore_index, reduction, out)
+    }
+    pub unsafe fn myns_cross_entropy_backward(
+        &self,
+        grad: myns_tensor,
+        logits: myns_tensor,
+        target: myns_tensor,
+        ignore_index: i64,
+        reduction: *const ::std::os::raw::c_char,
+        out: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int {
+        (self.myns_cross_entropy_backward)(grad, logits, target, ignore_index, reduction, out)
     }
     pub unsafe fn myns_fused_add_rms_norm(
         &self,
@@ -338,6 +502,78 @@ impl MynsLib {
         eps: f64,
     ) -> ::std::os::raw::c_int {
         (self.myns_fused_add_rms_norm)(x, residual, weight, eps)
+    }
+    pub unsafe fn myns_fused_linear_cross_entropy(
+        &self,
+        hidden: myns_tensor,
+        weight: myns_tensor,
+        target: myns_tensor,
+        ignore_index: i64,
+        reduction: *const ::std::os::raw::c_char,
+        out: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int {
+        (self.myns_fused_linear_cross_entropy)(hidden, weight, target, ignore_index, reduction, out)
+    }
+    pub unsafe fn myns_fused_linear_cross_entropy_backward(
+        &self,
+        grad: myns_tensor,
+        hidden: myns_tensor,
+        weight: myns_tensor,
+        target: myns_tensor,
+        ignore_index: i64,
+        reduction: *const ::std::os::raw::c_char,
+        out0: *mut myns_tensor,
+        out1: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int {
+        (self.myns_fused_linear_cross_entropy_backward)(
+            grad,
+            hidden,
+            weight,
+            target,
+            ignore_index,
+            reduction,
+            out0,
+            out1,
+        )
+    }
+    pub unsafe fn myns_gelu_and_mul(
+        &self,
+        x: myns_tensor,
+        approximate: *const ::std::os::raw::c_char,
+        out: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int {
+        (self.myns_gelu_and_mul)(x, approximate, out)
+    }
+    pub unsafe fn myns_gelu_and_mul_backward(
+        &self,
+        grad: myns_tensor,
+        x: myns_tensor,
+        approximate: *const ::std::os::raw::c_char,
+        out: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int {
+        (self.myns_gelu_and_mul_backward)(grad, x, approximate, out)
+    }
+    pub unsafe fn myns_layer_norm(
+        &self,
+        x: myns_tensor,
+        weight: myns_tensor,
+        bias: myns_tensor,
+        eps: f64,
+        out: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int {
+        (self.myns_layer_norm)(x, weight, bias, eps, out)
+    }
+    pub unsafe fn myns_layer_norm_backward(
+        &self,
+        grad: myns_tensor,
+        x: myns_tensor,
+        weight: myns_tensor,
+        eps: f64,
+        out0: *mut myns_tensor,
+        out1: *mut myns_tensor,
+        out2: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int {
+        (self.myns_layer_norm_backward)(grad, x, weight, eps, out0, out1, out2)
     }
     pub unsafe fn myns_matmul(
         &self,
@@ -366,6 +602,17 @@ impl MynsLib {
         out1: *mut myns_tensor,
     ) -> ::std::os::raw::c_int {
         (self.myns_rms_norm_backward)(grad, x, weight, eps, out0, out1)
+    }
+    pub unsafe fn myns_rope(
+        &self,
+        q: myns_tensor,
+        k: myns_tensor,
+        cos: myns_tensor,
+        sin: myns_tensor,
+        out0: *mut myns_tensor,
+        out1: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int {
+        (self.myns_rope)(q, k, cos, sin, out0, out1)
     }
     pub unsafe fn myns_scale(
         &self,
