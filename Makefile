@@ -8,7 +8,7 @@ export LIBTORCH_USE_PYTORCH := 1
 TORCH_LIB = $(shell $(PY) -c 'import torch, os; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')
 CARGO_FLAGS := --release
 
-.PHONY: setup build install test test-rust test-python demo bench gpu-bundle clean
+.PHONY: setup build install test test-rust test-python test-gpu demo bench gpu-bundle clean
 
 setup:
 	@bash scripts/setup.sh
@@ -34,6 +34,16 @@ test-rust: build
 
 test-python: install
 	$(PY) -m pytest -q tests/python
+
+# On the GPU machine (torch, no Rust, the library prebuilt in .gpu/ by
+# `make gpu-bundle`): every CUDA test with MYNS_REQUIRE_CUDA=1, so a CUDA
+# test that cannot run fails instead of skipping; the Rust test binaries;
+# compute-sanitizer memcheck/racecheck/initcheck/synccheck over
+# tests/gpu/sanitize_workload.py. Logs to $$OUT. Builds nothing, so it needs
+# neither cargo nor .venv (plain `bash scripts/gpu_run.sh test-gpu` where
+# there is no make).
+test-gpu:
+	bash scripts/gpu_run.sh test-gpu
 
 demo: install
 	$(PY) examples/demo.py

@@ -1,225 +1,338 @@
-"""Bandwidth of the LLM row-wise ops (rms_norm, fused_add_rms_norm,
-silu_and_mul, softmax, scale) against eager PyTorch and torch.compile of the
-same computation (Inductor's fused kernel), over a grid of rows x hidden.
+"""Speed of the LLM row-wise ops (rms_norm, fused_add_rms_norm,
+silu_and_mul, softmax, scale) against eager PyTorch, torch.compile of the
+same computation (``mode="max-autotune-no-cudagraphs"``, Inductor's fused
+kernels) and Liger-Kernel, over a grid of rows x hidden sizes.
 
-Bytes counted are those that must be read and written once. For small
-problems the time is launch cost, not bandwidth: the table reports
-microseconds too, and for problems up to 8 MB moved the wall time per call of
-back-to-back calls, host launch cost included.
+Method (honest comparisons):
 
-    python bench/bench_rowwise.py [--quick] [--device cuda]
+* Every implementation gets the same inputs (several sets, rotated, so
+  that the calls of a measurement stream more data than L2 holds).
+* Device time per call comes from CUDA graphs (bench/common.py
+  ``graph_times``): ``N`` calls of an implementation captured in one graph
+  and replayed between CUDA events, so the host's launch cost is not in
+  the figure, at any size. The compiled functions are compiled once per
+  shape, warmed up (autotuning included), then captured like the rest.
+* Implementations alternate round-robin within each round (order rotated
+  every round), at least 3 rounds; tables show medians over rounds.
+* What a Python caller pays per call (host launch cost included: wall time
+  of back-to-back calls, interleaved the same way) is its own table, for
+  problems up to 8 MB moved.
+* Before timing, every implementation's output is checked element by
+  element against the float64 reference within the op's bound (the tests'
+  tests/python/bounds.py). myns outside its bound FAILS the benchmark
+  (``failed_checks``: bench/run.py exits non-zero and the report says which);
+  the baselines' worst error/bound ratios are reported, not gated.
+
+Bytes counted are those that must be read and written once.
+
+    python bench/run.py --only rowwise [--quick] [--rowwise-budget-s 240] [--rowwise-no-compile]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import sys
+import math
+import statistics
 import time
 
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import myns  # noqa: E402
+from common import add_common_args, check_outputs, graph_times, interleaved, sync_fn, table
+
+import myns
 
 EPS = 1e-6
-
-
-def timer(device):
-    """Median milliseconds of fn(): triton's do_bench on CUDA (L2 flushed
-    between runs), wall clock on CPU (smoke runs only)."""
-    if device == "cuda":
-        from triton.testing import do_bench
-
-        return lambda fn: do_bench(fn, warmup=10, rep=40, return_mode="median")
-
-    def cpu(fn):
-        fn()
-        ts = []
-        for _ in range(5):
-            t = time.perf_counter()
-            fn()
-            ts.append(time.perf_counter() - t)
-        return sorted(ts)[len(ts) // 2] * 1e3
-
-    return cpu
-
-
-def call_us(fn, device, n=200):
-    """Wall microseconds per call over n back-to-back calls, host launch cost
-    included (what a small problem costs a caller): median of 3 rounds."""
-    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
-    ts = []
-    for _ in range(3):
-        sync()
-        t = time.perf_counter()
-        for _ in range(n):
-            fn()
-        sync()
-        ts.append((time.perf_counter() - t) / n * 1e6)
-    return sorted(ts)[1]
-
-
-# Problems up to this many bytes moved are launch-bound: the benchmark also
-# reports their per-call cost back to back.
+OPS = ["rms_norm", "fused_add_rms_norm", "silu_and_mul", "softmax", "scale"]
+BF16, F32 = torch.bfloat16, torch.float32
+# Problems up to this many bytes moved are launch-bound: the per-call table.
 LAUNCH_BOUND_BYTES = 8 << 20
+# Shapes in the order they are measured (a run cut short by its budget keeps
+# the most telling ones): the 16384 x 8192 reference, the launch-bound sizes
+# where host overhead used to hide in the baseline, then the rest of the grid.
+FIRST = [(16384, 8192, BF16), (16384, 8192, F32), (1024, 2048, BF16), (1, 4096, BF16), (64, 512, BF16),
+         (64, 2048, BF16), (1024, 8192, BF16), (32768, 512, BF16), (1, 512, BF16)]
+GRID = [(r, h, BF16) for r in (1, 64, 1024, 8192, 32768) for h in (512, 2048, 8192, 16384)]
+L2_BYTES = 50 << 20
 
 
-def cases(rows, hidden, dtype, device):
-    """(op name, bytes moved, {impl: fn}) for one shape."""
-    x = torch.randn(rows, hidden, device=device, dtype=dtype)
-    w = torch.randn(hidden, device=device, dtype=dtype)
-    es = x.element_size()
+def add_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--rowwise-budget-s", type=float, default=240.0,
+                   help="rowwise: start no new shape after this many seconds (the report lists the rest)")
+    p.add_argument("--rowwise-shapes", default="",
+                   help="rowwise: only these shapes, e.g. '16384x8192:bf16,1024x2048:f32'")
+    p.add_argument("--rowwise-no-compile", action="store_true", help="rowwise: leave out the torch.compile baseline")
+
+
+def _liger():
+    """Liger-Kernel's forward functions, or the reason there are none."""
+    try:
+        from liger_kernel.ops.fused_add_rms_norm import LigerFusedAddRMSNormFunction
+        from liger_kernel.ops.rms_norm import LigerRMSNormFunction
+        from liger_kernel.ops.softmax import LigerSoftmaxFunction
+        from liger_kernel.ops.swiglu import LigerFusedGateUpSiLUMulFunction
+    except Exception as e:  # not installed (CPU machines; see scripts/gpu_run.sh)
+        return None, f"Liger-Kernel not available ({type(e).__name__}: {str(e)[:120]})"
+    return {
+        "rms_norm": lambda x, w: (LigerRMSNormFunction.apply(x, w, EPS),),
+        "fused_add_rms_norm": lambda x, r, w: tuple(LigerFusedAddRMSNormFunction.apply(x, r, w, EPS)),
+        "silu_and_mul": lambda x: (LigerFusedGateUpSiLUMulFunction.apply(x),),
+        "softmax": lambda x: (LigerSoftmaxFunction.apply(x),),
+    }, None
+
+
+def _rms(x, w):
+    return F.rms_norm(x, (x.shape[-1],), w, EPS)
+
+
+def _fused_eager(x, r, w):
+    r.add_(x)
+    x.copy_(_rms(r, w))
+    return x, r
+
+
+def _fused_functional(x, r, w):
+    # Same bytes as the in-place op (reads x, r; writes two tensors), and
+    # side-steps Inductor's handling of input mutation.
+    r2 = r + x
+    return _rms(r2, w), r2
+
+
+def _swiglu(x):
+    d = x.shape[-1] // 2
+    return F.silu(x[..., :d]) * x[..., d:]
+
+
+def spec(op, rows, hidden, dtype, device, compile_mode, liger):
+    """(bytes moved, make_inputs() -> tuple, op args from inputs, {impl: fn(*inputs) -> outputs})."""
+    es = torch.tensor([], dtype=dtype).element_size()
     n = rows * hidden
+    g = lambda *s: torch.randn(*s, device=device, dtype=dtype)  # noqa: E731
+    comp = (lambda f: torch.compile(f, mode=compile_mode, dynamic=False)) if compile_mode else None
+    if op == "rms_norm":
+        nbytes, make, args_of = 2 * n * es + hidden * es, lambda: (g(rows, hidden), g(hidden)), lambda x, w: [x, w, EPS]
+        impls = {"myns": lambda x, w: (myns.rms_norm(x, w, EPS),), "eager": lambda x, w: (_rms(x, w),)}
+        if comp:
+            c = comp(_rms)
+            impls["compiled"] = lambda x, w: (c(x, w),)
+    elif op == "fused_add_rms_norm":
+        nbytes, make, args_of = 4 * n * es + hidden * es, lambda: (g(rows, hidden), g(rows, hidden), g(hidden)), lambda x, r, w: [x, r, w, EPS]
+        impls = {"myns": lambda x, r, w: (myns.fused_add_rms_norm(x, r, w, EPS), x, r)[1:], "eager": _fused_eager}
+        if comp:
+            c = comp(_fused_functional)
+            impls["compiled"] = lambda x, r, w: tuple(c(x, r, w))
+    elif op == "silu_and_mul":
+        nbytes, make, args_of = 3 * n // 2 * es, lambda: (g(rows, hidden),), lambda x: [x]
+        impls = {"myns": lambda x: (myns.silu_and_mul(x),), "eager": lambda x: (_swiglu(x),)}
+        if comp:
+            c = comp(_swiglu)
+            impls["compiled"] = lambda x: (c(x),)
+    elif op == "softmax":
+        nbytes, make, args_of = 2 * n * es, lambda: (g(rows, hidden),), lambda x: [x, -1]
+        impls = {"myns": lambda x: (myns.softmax(x, -1),), "eager": lambda x: (torch.softmax(x, -1),)}
+        if comp:
+            c = comp(lambda x: torch.softmax(x, -1))
+            impls["compiled"] = lambda x: (c(x),)
+    else:  # scale
+        nbytes, make, args_of = 2 * n * es, lambda: (g(rows, hidden),), lambda x: [x, 0.5]
+        impls = {"myns": lambda x: (myns.scale(x, 0.5),), "eager": lambda x: (x * 0.5,)}
+        if comp:
+            c = comp(lambda x: x * 0.5)
+            impls["compiled"] = lambda x: (c(x),)
+    if liger and op in liger:
+        impls["liger"] = liger[op]
+    return nbytes, make, args_of, impls
 
-    def eager_fused(x, r, w):
-        r.add_(x)
-        x.copy_(F.rms_norm(r, (x.shape[-1],), w, EPS))
 
-    def functional_fused(x, r, w):
-        # Same bytes as the in-place op (reads x, r; writes two tensors), and
-        # side-steps Inductor's handling of input mutation.
-        r2 = r + x
-        return F.rms_norm(r2, (x.shape[-1],), w, EPS), r2
+def _parse_shapes(text):
+    out = []
+    for item in filter(None, text.split(",")):
+        dims, _, dt = item.partition(":")
+        r, h = (int(v) for v in dims.lower().split("x"))
+        out.append((r, h, {"bf16": BF16, "f32": F32, "f16": torch.float16}[dt or "bf16"]))
+    return out
 
-    def rms(x, w):
-        return F.rms_norm(x, (x.shape[-1],), w, EPS)
 
-    def swiglu(x):
-        d = x.shape[-1] // 2
-        return F.silu(x[..., :d]) * x[..., d:]
+def shapes_for(args):
+    if getattr(args, "rowwise_shapes", ""):
+        return _parse_shapes(args.rowwise_shapes)
+    if args.quick:
+        return [(64, 512, BF16), (1024, 2048, BF16)] if args.device.startswith("cuda") else [(4, 512, BF16)]
+    return FIRST + [s for s in GRID if s not in FIRST]
 
-    compiled = {
-        "rms_norm": torch.compile(rms, dynamic=False),
-        "fused": torch.compile(functional_fused, dynamic=False),
-        "silu": torch.compile(swiglu, dynamic=False),
-        "softmax": torch.compile(lambda x: torch.softmax(x, -1), dynamic=False),
-        "scale": torch.compile(lambda x: x * 0.5, dynamic=False),
-    }
-    r = torch.randn_like(x)
-    yield "rms_norm", 2 * n * es + hidden * es, {
-        "myns": lambda: myns.rms_norm(x, w, EPS),
-        "eager": lambda: rms(x, w),
-        "compiled": lambda: compiled["rms_norm"](x, w),
-    }
-    yield "fused_add_rms_norm", 4 * n * es + hidden * es, {
-        "myns": lambda: myns.fused_add_rms_norm(x, r, w, EPS),
-        "eager": lambda: eager_fused(x, r, w),
-        "compiled": lambda: compiled["fused"](x, r, w),
-    }
-    yield "silu_and_mul", 3 * n // 2 * es, {
-        "myns": lambda: myns.silu_and_mul(x),
-        "eager": lambda: swiglu(x),
-        "compiled": lambda: compiled["silu"](x),
-    }
-    yield "softmax", 2 * n * es, {
-        "myns": lambda: myns.softmax(x, -1),
-        "eager": lambda: torch.softmax(x, -1),
-        "compiled": lambda: compiled["softmax"](x),
-    }
-    yield "scale", 2 * n * es, {
-        "myns": lambda: myns.scale(x, 0.5),
-        "eager": lambda: x * 0.5,
-        "compiled": lambda: compiled["scale"](x),
-    }
+
+def measure_shape(op, rows, hidden, dtype, args, liger, notes, failed):
+    dev = args.device
+    cuda = dev.startswith("cuda")
+    n_rounds = max(3, args.rounds or (3 if args.quick else 5))
+    mode = None if getattr(args, "rowwise_no_compile", False) else "max-autotune-no-cudagraphs"
+    nbytes, make, args_of, impls = spec(op, rows, hidden, dtype, dev, mode, liger)
+    dt = str(dtype).removeprefix("torch.")
+    what = f"{op} {dt} {rows}x{hidden}"
+    rec = {"op": op, "dtype": dt, "rows": rows, "hidden": hidden, "bytes": nbytes, "impls": list(impls)}
+
+    # Correctness first, on fresh inputs (in-place implementations work on copies).
+    first = make()
+    for name, fn in list(impls.items()):
+        pre = [t.clone() for t in first]
+        try:
+            with torch.no_grad():
+                outs = fn(*[t.clone() for t in first])
+        except Exception as e:  # a baseline that cannot run this shape is left out, and said so
+            if name == "myns":
+                raise
+            notes.append(f"{name} {what}: left out, {type(e).__name__}: {str(e).splitlines()[0][:160]}")
+            del impls[name]
+            continue
+        worst, msg = check_outputs(op, args_of(*pre), outs, f"{name} {what}")
+        rec[f"{name}_err_over_bound"] = worst
+        if msg:
+            rec[f"{name}_check"] = msg
+            if name == "myns":
+                failed.append(msg)
+            else:
+                notes.append(f"{name} outside the myns bound: {msg}")
+
+    # Input sets: enough that one measurement streams at least twice L2.
+    in_bytes = sum(t.numel() * t.element_size() for t in first)
+    sets = [first] + [make() for _ in range(max(0, min(16, math.ceil(2 * L2_BYTES / max(in_bytes, 1))) - 1))]
+    calls = {name: (lambda i, fn=fn: fn(*sets[i % len(sets)])) for name, fn in impls.items()}
+    with torch.no_grad():
+        if cuda:
+            est_us = max(3.0, nbytes / 2.5e6)  # bytes at ~2.5 TB/s, or launch-bound
+            out_bytes = max(1, nbytes // 2)
+            n_calls = int(max(2, min(128, 1000 / est_us, (2 << 30) // out_bytes)))
+            times = graph_times(calls, n_calls, n_rounds)
+            rec["graph_calls"] = n_calls
+        else:  # CPU smoke runs: wall time per call, interleaved the same way
+            times = interleaved({k: (lambda c=c: c(0)) for k, c in calls.items()}, n_rounds, 3 if args.quick else 20, lambda: None)
+        rec["rounds_us"] = times
+        for name, ts in times.items():
+            rec[f"{name}_us"] = statistics.median(ts)
+            rec[f"{name}_tbps"] = nbytes / (rec[f"{name}_us"] * 1e-6) / 1e12
+        if nbytes <= LAUNCH_BOUND_BYTES:
+            host = interleaved({k: (lambda c=c: c(0)) for k, c in calls.items()}, n_rounds,
+                               20 if args.quick else 200, sync_fn(dev))
+            rec["call_rounds_us"] = host
+            for name, ts in host.items():
+                rec[f"{name}_call_us"] = statistics.median(ts)
+    for base in ("eager", "compiled", "liger"):
+        if f"{base}_us" in rec:
+            rec[f"vs_{base}"] = rec[f"{base}_us"] / rec["myns_us"]
+    return rec
 
 
 def run(args) -> dict:
-    device = args.device
-    bench = timer(device)
-    if args.quick:
-        grid = [(1, 512), (4096, 4096)] if device == "cuda" else [(4, 512)]
-        dtypes = [torch.bfloat16]
-    else:
-        # Rows 1..32768 by hidden 512..16384, ending with the 16384 x 8192
-        # reference shape. Each shape costs five torch.compile runs.
-        grid = [(r, h) for r in (1, 64, 1024, 8192, 32768) for h in (512, 2048, 8192, 16384)] + [(16384, 8192)]
-        dtypes = [torch.bfloat16, torch.float32]
-    rows_out = []
-    for dtype in dtypes:
-        # float32: the large reference shape only (each shape costs compiles).
-        for rows, hidden in grid if dtype == dtypes[0] else grid[-1:]:
-            torch._dynamo.reset()
-            for op, nbytes, impls in cases(rows, hidden, dtype, device):
-                row = {"op": op, "dtype": str(dtype).removeprefix("torch."), "rows": rows, "hidden": hidden, "bytes": nbytes}
-                for name, fn in impls.items():
-                    ms = bench(fn)
-                    row[f"{name}_us"] = ms * 1e3
-                    row[f"{name}_tbps"] = nbytes / (ms * 1e-3) / 1e12
-                if nbytes <= LAUNCH_BOUND_BYTES:
-                    for name, fn in impls.items():
-                        row[f"{name}_call_us"] = call_us(fn, device)
-                row["vs_compiled"] = row["compiled_us"] / row["myns_us"]
-                row["vs_eager"] = row["eager_us"] / row["myns_us"]
-                rows_out.append(row)
-                print(
-                    f"{op:>20} {row['dtype']:>8} {rows:>6}x{hidden:<6} myns {row['myns_us']:8.1f} us "
-                    f"{row['myns_tbps']:5.2f} TB/s | eager {row['eager_tbps']:5.2f} | compiled {row['compiled_tbps']:5.2f} "
-                    f"| speed-up vs compiled {row['vs_compiled']:4.2f}x"
-                    + (f" | per call {row['myns_call_us']:.1f} vs {row['compiled_call_us']:.1f} us" if "myns_call_us" in row else ""),
-                    flush=True,
-                )
-    return {"name": "rowwise", "results": rows_out}
+    t0 = time.time()
+    dev = args.device
+    liger, why = _liger() if dev.startswith("cuda") else (None, "Liger-Kernel: CUDA only")
+    notes = [why] if why else []
+    failed: list[str] = []
+    records = []
+    shapes = shapes_for(args)
+    budget = getattr(args, "rowwise_budget_s", None)
+    for i, (rows, hidden, dtype) in enumerate(shapes):
+        if budget and time.time() - t0 > budget:
+            notes.append(f"budget of {budget:.0f} s spent: not measured " + ", ".join(f"{r}x{h} {str(d)[6:]}" for r, h, d in shapes[i:]))
+            break
+        torch._dynamo.reset()
+        for op in OPS:
+            try:
+                rec = measure_shape(op, rows, hidden, dtype, args, liger, notes, failed)
+            except Exception as e:  # one failing baseline must not lose the rest
+                notes.append(f"{op} {rows}x{hidden} {dtype}: {type(e).__name__}: {str(e).splitlines()[0][:200]}")
+                continue
+            records.append(rec)
+            print(f"{op:>20} {rec['dtype']:>8} {rows:>6}x{hidden:<6} myns {rec['myns_us']:8.2f} us {rec['myns_tbps']:5.2f} TB/s"
+                  + "".join(f" | {b} {rec[f'{b}_us']:8.2f}" for b in ("eager", "compiled", "liger") if f"{b}_us" in rec), flush=True)
+        if dev.startswith("cuda"):
+            torch.cuda.empty_cache()
+    return {
+        "tables": tables(records, dev),
+        "records": records,
+        "plots": plots(records),
+        "notes": notes + [
+            ("device time: CUDA graphs of N calls per implementation, replays timed with CUDA events"
+             if dev.startswith("cuda") else "time: wall clock per call (a CPU smoke run)")
+            + ", implementations interleaved round-robin (order rotated) in each round; medians over rounds. "
+            "Ratios: baseline time / myns time (above 1: myns faster).",
+        ] + ([] if getattr(args, "rowwise_no_compile", False) else [
+            "compiled: torch.compile(mode='max-autotune-no-cudagraphs'), compiled once per shape, warmed up, then captured.",
+        ]),
+        "failed_checks": failed,
+        "key_figures": key_figures(records),
+        "seconds": time.time() - t0,
+    }
 
 
-def markdown(result: dict) -> str:
-    lines = [
-        "GPU time: triton do_bench median, L2 flushed before each call. Per call: wall time of back-to-back "
-        f"calls, host launch cost included (problems up to {LAUNCH_BOUND_BYTES >> 20} MB moved).",
-        "",
-        "| op | dtype | rows x hidden | myns µs | compiled µs | myns TB/s | eager TB/s | compiled TB/s | myns vs compiled "
-        "| per call µs: myns / eager / compiled |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in result["results"]:
-        call = (
-            f"{r['myns_call_us']:.1f} / {r['eager_call_us']:.1f} / {r['compiled_call_us']:.1f}" if "myns_call_us" in r else ""
-        )
-        lines.append(
-            f"| {r['op']} | {r['dtype']} | {r['rows']}x{r['hidden']} | {r['myns_us']:.1f} | {r['compiled_us']:.1f} | "
-            f"{r['myns_tbps']:.2f} | {r['eager_tbps']:.2f} | {r['compiled_tbps']:.2f} | {r['vs_compiled']:.2f}x | {call} |"
-        )
-    return "\n".join(lines)
+def _f(rec, key):
+    return rec.get(key, float("nan"))
 
 
-def plot(result: dict, path: str) -> None:
-    import matplotlib
+def tables(records, dev):
+    bases = [b for b in ("eager", "compiled", "liger") if any(f"{b}_us" in r for r in records)]
+    rows = []
+    for r in records:
+        rows.append([r["op"], r["dtype"], f"{r['rows']}x{r['hidden']}", r["bytes"] / 1e6, _f(r, "myns_us"),
+                     *[_f(r, f"{b}_us") for b in bases], _f(r, "myns_tbps"), *[_f(r, f"vs_{b}") for b in bases],
+                     _f(r, "myns_err_over_bound")])
+    out = [table(
+        f"Device time per call, µs ({'CUDA graphs of N calls, ' if dev.startswith('cuda') else 'wall time, '}"
+        "median of interleaved rounds); ratios = baseline time / myns time",
+        ["op", "dtype", "rows x hidden", "MB moved", "myns", *bases, "myns TB/s", *[f"vs {b}" for b in bases], "myns err/bound"],
+        rows,
+    )]
+    small = [r for r in records if "myns_call_us" in r]
+    if small:
+        out.append(table(
+            "Per call from Python, host launch cost included (µs; wall time of back-to-back calls, interleaved, "
+            f"median of rounds), problems up to {LAUNCH_BOUND_BYTES >> 20} MB moved",
+            ["op", "dtype", "rows x hidden", "myns", *bases],
+            [[r["op"], r["dtype"], f"{r['rows']}x{r['hidden']}", _f(r, "myns_call_us"), *[_f(r, f"{b}_call_us") for b in bases]] for r in small],
+        ))
+    return out
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    res = [r for r in result["results"] if r["dtype"] == "bfloat16"]
-    ops = sorted({r["op"] for r in res})
-    fig, axes = plt.subplots(1, len(ops), figsize=(4 * len(ops), 3.5), squeeze=False)
-    for ax, op in zip(axes[0], ops):
+def plots(records):
+    res = [r for r in records if r["dtype"] == "bfloat16"]
+    out = []
+    for op in OPS:
         rs = sorted((r for r in res if r["op"] == op), key=lambda r: r["bytes"])
-        xs = [r["bytes"] / 1e6 for r in rs]
-        for impl in ("myns", "compiled", "eager"):
-            ax.plot(xs, [r[f"{impl}_tbps"] for r in rs], marker="o", label=impl)
-        ax.set_xscale("log")
-        ax.set_title(f"{op} (bf16)")
-        ax.set_xlabel("MB moved")
-        ax.set_ylabel("TB/s")
-        ax.grid(alpha=0.3)
-    axes[0][0].legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+        if not rs:
+            continue
+        series = {impl: [[r["bytes"] / 1e6, r[f"{impl}_tbps"]] for r in rs if f"{impl}_tbps" in r]
+                  for impl in ("myns", "compiled", "eager", "liger")}
+        out.append({"title": f"{op} (bf16)", "kind": "line", "xlabel": "MB moved", "ylabel": "TB/s", "logx": True,
+                    "series": {k: v for k, v in series.items() if v}})
+    return out
+
+
+def key_figures(records):
+    """For bench/results/history.jsonl: the reference shape per op and dtype,
+    and the spread of myns against compiled."""
+    kf = {}
+    for r in records:
+        if (r["rows"], r["hidden"]) == (16384, 8192):
+            kf[f"{r['op']} {r['dtype']} 16384x8192 TB/s"] = round(r["myns_tbps"], 3)
+            if "vs_compiled" in r:
+                kf[f"{r['op']} {r['dtype']} 16384x8192 vs compiled"] = round(r["vs_compiled"], 3)
+    big = [r["vs_compiled"] for r in records if "vs_compiled" in r and r["bytes"] >= LAUNCH_BOUND_BYTES]
+    small = [r["vs_compiled"] for r in records if "vs_compiled" in r and r["bytes"] < LAUNCH_BOUND_BYTES]
+    if big:
+        kf["vs compiled from 8 MB: min / median"] = [round(min(big), 3), round(statistics.median(big), 3)]
+    if small:
+        kf["vs compiled under 8 MB: min / median"] = [round(min(small), 3), round(statistics.median(small), 3)]
+    kf["worst myns err/bound"] = round(max((r.get("myns_err_over_bound", 0.0) for r in records), default=0.0), 3)
+    return kf
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser()
-    p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    p.add_argument("--quick", action="store_true")
-    p.add_argument("--out", default=os.environ.get("OUT", os.path.join(os.path.dirname(__file__), "results")))
-    args = p.parse_args()
-    res = run(args)
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "rowwise.json"), "w") as f:
-        json.dump(res, f, indent=1)
-    print(markdown(res))
-    try:
-        plot(res, os.path.join(args.out, "rowwise.png"))
-    except ImportError:
-        print("matplotlib missing: no plot")
+    p = add_common_args(argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter))
+    add_args(p)
+    res = run(p.parse_args())
+    from common import markdown_table
+
+    for t in res["tables"]:
+        print(f"\n**{t['title']}**\n\n{markdown_table(t)}")
+    for n in res["notes"] + [f"FAILED: {m}" for m in res["failed_checks"]]:
+        print("-", n)

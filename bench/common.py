@@ -26,6 +26,16 @@ Every key is optional. Timing helpers:
   ``triton.testing.do_bench`` does).
 * ``Rotating``: cycles through several input sets so repeated runs do not hit
   in cache.
+* ``graph_times(impls, n_calls, rounds)``: device time per call from CUDA
+  graphs: ``n_calls`` calls of each implementation captured in one graph
+  (no host launch cost in the figure), the graphs' replays timed with CUDA
+  events, implementations alternated round-robin within each round (order
+  rotated), ``rounds`` rounds; compare medians.
+* ``check_outputs(op, ...)``: every output element against the float64
+  reference within the op's bound, with the tests' own functions
+  (tests/python/bounds.py, op_cases.py). A benchmark returns the failures
+  as ``failed_checks``: bench/run.py then exits non-zero and the report
+  names them.
 """
 
 from __future__ import annotations
@@ -47,6 +57,7 @@ import torch
 BENCH_DIR = Path(__file__).resolve().parent
 ROOT = BENCH_DIR.parent
 RESULTS_DIR = BENCH_DIR / "results"
+TESTS_PY = ROOT / "tests" / "python"
 
 
 # ---------------------------------------------------------------- arguments
@@ -230,6 +241,94 @@ class Rotating:
         return s
 
 
+def graph_times(
+    impls: dict[str, Callable[[int], Any]],
+    n_calls: int,
+    n_rounds: int,
+    reps: int = 5,
+    warmup: int = 3,
+) -> dict[str, list[float]]:
+    """Device microseconds per call of each implementation, per round.
+
+    ``impls[name](i)`` makes call ``i`` (``i`` picks the input set, so the
+    calls of one graph can rotate through inputs larger than L2 together).
+    Each implementation is warmed up on a side stream (compilation,
+    autotuning, module loading), then ``n_calls`` calls are captured into
+    one CUDA graph. Each round replays every graph once untimed and then
+    ``reps`` times between two CUDA events, implementations in an order
+    rotated by one each round. Host launch cost is not in the figures: a
+    replay launches the whole graph at once.
+    """
+    graphs: dict[str, torch.cuda.CUDAGraph] = {}
+    for name, fn in impls.items():
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for i in range(warmup):
+                fn(i)
+        torch.cuda.current_stream().wait_stream(s)
+        torch.cuda.synchronize()
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            for i in range(n_calls):
+                fn(i)
+        graphs[name] = g
+    torch.cuda.synchronize()
+    names = list(impls)
+    out: dict[str, list[float]] = {k: [] for k in names}
+    for r in range(n_rounds):
+        for name in names[r % len(names):] + names[: r % len(names)]:
+            g = graphs[name]
+            g.replay()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(reps):
+                g.replay()
+            end.record()
+            torch.cuda.synchronize()
+            out[name].append(start.elapsed_time(end) * 1e3 / (reps * n_calls))
+    del graphs
+    return out
+
+
+def test_checks():
+    """(bounds, op_cases): the tests' own bound functions and references."""
+    if str(TESTS_PY) not in sys.path:
+        sys.path.insert(0, str(TESTS_PY))
+    import bounds
+    import op_cases
+
+    return bounds, op_cases
+
+
+def check_outputs(op: str, args: list, outs: Sequence[torch.Tensor], what: str, sliced: Sequence[int] | None = None,
+                  chunk_elems: int = 1 << 24):
+    """Every element of ``outs`` (the results of op ``op``, or of a stand-in
+    with the same outputs, on ``args`` as they were before the call) within
+    its bound of the float64 reference. Large inputs are checked a block of
+    rows at a time (the float64 temporaries stay small): ``sliced`` are the
+    arguments whose rows map to the outputs' rows (default: the tensors
+    shaped like the first argument, as in the row ops; matmul: ``(0,)``).
+    Returns (worst error/bound, None or the first failure)."""
+    bounds, op_cases = test_checks()
+    lead = args[0]
+    if sliced is None:
+        sliced = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor) and a.shape[:-1] == lead.shape[:-1]]
+    rows = lead.shape[0] if lead.dim() > 1 else 1
+    step = max(1, chunk_elems // max(1, lead.numel() // max(rows, 1)))
+    worst = 0.0
+    for r0 in range(0, rows, step):
+        sl = slice(r0, r0 + step)
+        part = [a[sl] if i in sliced and a.dim() > 1 else a for i, a in enumerate(args)]
+        expected = op_cases.expect(op, part)
+        for i, (o, ref, b) in enumerate(zip(outs, expected.refs, expected.bounds)):
+            rep = bounds.compare(o[sl] if o.dim() > 1 else o, ref, b, expected.dtype, f"{what}, result {i}, rows {r0}..")
+            worst = max(worst, rep.worst_ratio)
+            if not rep.ok:
+                return worst, rep.message
+    return worst, None
+
+
 # ---------------------------------------------------------------- environment
 
 
@@ -344,6 +443,8 @@ def markdown_report(report: dict, png_names: dict[str, str] | None = None) -> st
         out += ["", f"## {name}"]
         if res.get("error"):
             out += ["", f"**failed:** `{res['error'].strip().splitlines()[-1]}`"]
+        for m in res.get("failed_checks", []):
+            out += ["", f"**FAILED CHECK (outside its error bound):** {m}"]
         for t in res.get("tables", []):
             out += ["", f"**{t['title']}**", "", markdown_table(t)]
         if res.get("markdown"):

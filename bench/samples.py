@@ -109,6 +109,49 @@ SAMPLES: dict[str, Sample] = {
         aten=lambda a: (torch.ops.aten.mul_.Scalar, a),
         torch_fn=lambda a: (torch.Tensor.mul_, a),
     ),
+    "layer_norm": Sample(
+        lambda d: (_r(4, 256, device=d), _r(256, device=d), _r(256, device=d), 1e-5),
+        "4x256 float32",
+        aten=lambda a: (torch.ops.aten.layer_norm, (a[0], [a[0].shape[-1]], a[1], a[2], a[3])),
+        torch_fn=lambda a: (torch.layer_norm, (a[0], [a[0].shape[-1]], a[1], a[2], a[3])),
+    ),
+    "layer_norm_backward": Sample(
+        lambda d: (_r(4, 256, device=d), _r(4, 256, device=d), _r(256, device=d), 1e-5),
+        "4x256 float32",
+    ),
+    "gelu_and_mul": Sample(lambda d: (_r(4, 512, device=d), "tanh"), "4x512 -> 4x256 float32"),
+    "gelu_and_mul_backward": Sample(lambda d: (_r(4, 256, device=d), _r(4, 512, device=d), "tanh"), "4x256, 4x512 float32"),
+    "rope": Sample(
+        lambda d: (_r(1, 8, 16, 64, device=d), _r(1, 2, 16, 64, device=d), _r(1, 16, 64, device=d), _r(1, 16, 64, device=d)),
+        "q 1x8x16x64, k 1x2x16x64 float32",
+    ),
+    "cross_entropy": Sample(
+        lambda d: (_r(16, 1000, device=d), torch.randint(0, 1000, (16,), device=d), -100, "mean"),
+        "16x1000 float32",
+        aten=lambda a: (torch.ops.aten.cross_entropy_loss, (a[0], a[1], None, 1, a[2])),
+        torch_fn=lambda a: (torch.nn.functional.cross_entropy, (a[0], a[1])),
+    ),
+    "cross_entropy_backward": Sample(
+        lambda d: (torch.tensor(1.0, device=d), _r(16, 1000, device=d), torch.randint(0, 1000, (16,), device=d), -100, "mean"),
+        "16x1000 float32",
+    ),
+    "fused_linear_cross_entropy": Sample(
+        lambda d: (_r(16, 64, device=d), _r(1000, 64, device=d), torch.randint(0, 1000, (16,), device=d), -100, "mean"),
+        "16x64 @ (1000x64)^T float32",
+    ),
+    "fused_linear_cross_entropy_backward": Sample(
+        lambda d: (torch.tensor(1.0, device=d), _r(16, 64, device=d), _r(1000, 64, device=d),
+                   torch.randint(0, 1000, (16,), device=d), -100, "mean"),
+        "16x64 @ (1000x64)^T float32",
+    ),
+    "add_rms_norm": Sample(
+        lambda d: (_r(4, 256, device=d), _r(4, 256, device=d), _r(256, device=d), EPS),
+        "4x256 float32",
+    ),
+    "add_rms_norm_backward": Sample(
+        lambda d: (_r(4, 256, device=d), _r(4, 256, device=d), _r(4, 256, device=d), _r(256, device=d), EPS),
+        "4x256 float32",
+    ),
 }
 
 # Ops whose per-call cost the overhead benchmark reports first (the issue's

@@ -1,5 +1,5 @@
-// C++ side of the cxx bridge (src/bridge.rs). Declares what Rust calls in C++
-// and how C++ exceptions become Rust errors.
+// C++ side of the cxx bridge (src/ffi.rs): the C++ functions Rust calls, and
+// how C++ exceptions become Rust errors.
 #pragma once
 #include <c10/util/Exception.h>
 #include <cstddef>
@@ -23,12 +23,24 @@ bool allow_tf32_matmul();
 }  // namespace myns
 
 // Exceptions from C++ reach Rust as errors; c10 errors without their C++
-// backtrace, which means nothing to a Python or Rust user.
+// backtrace (which means nothing to a Python or Rust user), tagged with
+// their class so Rust keeps it (src/types.rs `Error::from_torch` reads the
+// tags).
 namespace rust {
 namespace behavior {
 template <typename Try, typename Fail>
 static void trycatch(Try&& func, Fail&& fail) noexcept try {
   func();
+} catch (const c10::OutOfMemoryError& e) {
+  fail(std::string("[myns:oom] ") + e.what_without_backtrace());
+} catch (const c10::IndexError& e) {
+  fail(std::string("[myns:index] ") + e.what_without_backtrace());
+} catch (const c10::NotImplementedError& e) {
+  fail(std::string("[myns:notimpl] ") + e.what_without_backtrace());
+} catch (const c10::ValueError& e) {
+  fail(std::string("[myns:value] ") + e.what_without_backtrace());
+} catch (const c10::TypeError& e) {
+  fail(std::string("[myns:type] ") + e.what_without_backtrace());
 } catch (const c10::Error& e) {
   fail(e.what_without_backtrace());
 } catch (const std::exception& e) {

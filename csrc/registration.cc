@@ -1,8 +1,10 @@
-// Generic registration of every op in Rust's table (src/ops/mod.rs) with the
-// PyTorch dispatcher: schemas, boxed CPU/CUDA/Meta kernels and an Autograd
-// kernel. Nothing here is specific to one op; adding an op needs no C++.
+// Generic registration of every op in Rust's table (src/ops/) with the
+// PyTorch dispatcher: schemas, boxed CPU/CUDA/Meta kernels, an Autograd
+// kernel and, where an op asks, Autocast kernels. Nothing here is specific
+// to one op; adding an op needs no C++.
 
 #include <ATen/Context.h>
+#include <ATen/autocast_mode.h>
 #include <ATen/EmptyTensor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/cuda/EmptyTensor.h>
@@ -21,6 +23,7 @@
 
 #include "myns/csrc/bridge.h"
 #include "myns/src/bridge.rs.h"
+#include "myns/src/ffi.rs.h"
 
 namespace myns {
 namespace {
@@ -35,6 +38,21 @@ Arg none_arg() {
   a.device = DeviceKind::Other;
   a.device_index = -1;
   return a;
+}
+
+// Raises a failed Rust call as the c10 exception of its kind, which Python
+// sees as the matching class (src/bridge.rs `kind_code`).
+[[noreturn]] void raise(const Outcome& o) {
+  const std::string msg(o.message);
+  switch (o.kind) {
+    case 2: TORCH_CHECK_WITH(OutOfMemoryError, false, msg);
+    case 3: TORCH_CHECK_WITH(IndexError, false, msg);
+    case 4: TORCH_CHECK_WITH(NotImplementedError, false, msg);
+    case 5: TORCH_CHECK_WITH(ValueError, false, msg);
+    case 6: TORCH_CHECK_WITH(TypeError, false, msg);
+    default: TORCH_CHECK(false, msg);
+  }
+  std::abort();  // unreachable: every case throws
 }
 
 DeviceKind device_kind(c10::DeviceType t) {
@@ -81,6 +99,12 @@ Arg to_arg(const c10::IValue& v, bool data, bool write) {
   } else if (v.isBool()) {
     a.kind = ArgKind::Bool;
     a.int_value = v.toBool();
+  } else if (v.isString()) {
+    // Points into the IValue, which outlives the call.
+    const std::string& str = v.toStringRef();
+    a.kind = ArgKind::Str;
+    a.str_ptr = reinterpret_cast<size_t>(str.data());
+    a.str_len = str.size();
   } else {
     TORCH_CHECK(v.isNone(), "myns: unsupported argument type ", v.tagKind());
   }
@@ -93,6 +117,7 @@ c10::IValue to_ivalue(const Arg& a) {
     case ArgKind::Float: return a.float_value;
     case ArgKind::Int: return a.int_value;
     case ArgKind::Bool: return a.int_value != 0;
+    case ArgKind::Str: return std::string(reinterpret_cast<const char*>(a.str_ptr), a.str_len);
     default: return c10::IValue();
   }
 }
@@ -142,12 +167,10 @@ struct RustKernel final : c10::OperatorKernel {
           stream = reinterpret_cast<size_t>(c10::cuda::getCurrentCUDAStream(device).stream());
         }
       }
-      try {
-        nout = run_kernel(op_, K, rust::Slice<const Arg>(args.data(), n), stream,
-                          rust::Slice<size_t>(outs.data(), outs.size()));
-      } catch (const rust::Error& e) {
-        TORCH_CHECK(false, e.what());
-      }
+      const Outcome o = run_kernel(op_, K, rust::Slice<const Arg>(args.data(), n), stream,
+                                   rust::Slice<size_t>(outs.data(), outs.size()));
+      if (o.kind != 0) raise(o);
+      nout = o.count;
     }
     torch::jit::drop(*stack, n);
     push_outputs(stack, outs.data(), nout);
@@ -189,16 +212,13 @@ struct RustNode final : torch::autograd::Node {
     for (size_t i = 0; i < n_in; ++i) needs[i] = task_should_compute_output(i);
 
     std::vector<size_t> outs(n_in, 0);
-    size_t n = 0;
-    try {
-      n = run_backward(op_, rust::Slice<const Arg>(args.data(), args.size()),
-                       rust::Slice<const Arg>(out_args.data(), out_args.size()),
-                       rust::Slice<const Arg>(grad_args.data(), grad_args.size()),
-                       rust::Slice<const uint8_t>(needs.data(), needs.size()),
-                       rust::Slice<size_t>(outs.data(), outs.size()));
-    } catch (const rust::Error& e) {
-      TORCH_CHECK(false, e.what());
-    }
+    const Outcome o = run_backward(op_, rust::Slice<const Arg>(args.data(), args.size()),
+                                   rust::Slice<const Arg>(out_args.data(), out_args.size()),
+                                   rust::Slice<const Arg>(grad_args.data(), grad_args.size()),
+                                   rust::Slice<const uint8_t>(needs.data(), needs.size()),
+                                   rust::Slice<size_t>(outs.data(), outs.size()));
+    if (o.kind != 0) raise(o);
+    const size_t n = o.count;
     torch::autograd::variable_list result(n_in);
     for (size_t i = 0; i < n && i < n_in; ++i) {
       if (outs[i] != 0) {
@@ -280,6 +300,41 @@ struct RustAutogradKernel final : c10::OperatorKernel {
   size_t op_;
 };
 
+// torch.autocast, as aten's own wrappers do it: with the autocast key
+// excluded, floating tensors on the autocast device (not float64, not
+// written in place) are cast, to the autocast dtype (policies 1 and 3) or
+// to float32 (policy 2), and the op is called again; policy 3 (a linear
+// layer and a loss) returns its floating results in float32.
+template <c10::DeviceType D>
+struct AutocastKernel final : c10::OperatorKernel {
+  explicit AutocastKernel(uint8_t policy) : policy_(policy) {}
+
+  void operator()(const c10::OperatorHandle& h, c10::DispatchKeySet, torch::jit::Stack* stack) {
+    c10::impl::ExcludeDispatchKeyGuard no_autocast(at::autocast::get_autocast_dispatch_key_from_device_type(D));
+    const auto& schema_args = h.schema().arguments();
+    const auto base = stack->end() - schema_args.size();
+    auto eligible = [&](const c10::IValue& v, size_t i) {
+      return v.isTensor() && v.toTensor().defined() && !is_written(schema_args[i]) &&
+             at::autocast::is_autocast_eligible(v.toTensor(), D) && v.toTensor().scalar_type() != at::kDouble;
+    };
+    const at::ScalarType target = policy_ == 2 ? at::kFloat : at::autocast::get_autocast_dtype(D);
+    for (size_t i = 0; i < schema_args.size(); ++i) {
+      if (eligible(base[i], i) && base[i].toTensor().scalar_type() != target) {
+        base[i] = base[i].toTensor().to(target);
+      }
+    }
+    h.callBoxed(stack);
+    if (policy_ == 3) {
+      const size_t n_out = h.schema().returns().size();
+      for (auto it = stack->end() - n_out; it != stack->end(); ++it) {
+        if (it->isTensor() && it->toTensor().is_floating_point()) *it = it->toTensor().to(at::kFloat);
+      }
+    }
+  }
+
+  uint8_t policy_;
+};
+
 template <Key K>
 void register_kernels(torch::Library& m) {
   for (size_t i = 0; i < op_count(); ++i) {
@@ -350,6 +405,21 @@ TORCH_LIBRARY_IMPL(myns, Autograd, m) {
     }
   }
 }
+
+template <c10::DeviceType D>
+void register_autocast(torch::Library& m) {
+  for (size_t i = 0; i < myns::op_count(); ++i) {
+    const uint8_t policy = myns::op_autocast(i, D == c10::DeviceType::CUDA);
+    const std::string name(myns::op_name(i));
+    // Ops without a policy fall through (aten's fallback for the autocast keys).
+    if (policy != 0) {
+      m.impl(name.c_str(), torch::CppFunction::makeFromBoxedFunctor(std::make_unique<myns::AutocastKernel<D>>(policy)));
+    }
+  }
+}
+
+TORCH_LIBRARY_IMPL(myns, AutocastCUDA, m) { register_autocast<c10::DeviceType::CUDA>(m); }
+TORCH_LIBRARY_IMPL(myns, AutocastCPU, m) { register_autocast<c10::DeviceType::CPU>(m); }
 
 TORCH_LIBRARY_IMPL(myns, ADInplaceOrView, m) {
   for (size_t i = 0; i < myns::op_count(); ++i) {

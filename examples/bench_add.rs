@@ -42,7 +42,7 @@ fn main() -> Result<()> {
     anyhow::ensure!(diff == 0.0, "myns::add differs from tch's add by {diff}");
 
     let variants: Vec<Variant> = vec![
-        ("myns::add", Box::new(|| myns::add(&a, &b))),
+        ("myns::add", Box::new(|| Ok(myns::add(&a, &b)?))),
         ("tch Tensor::f_add", Box::new(|| Ok(a.f_add(&b)?))),
         ("tch &a + &b", Box::new(|| Ok(&a + &b))),
     ];

@@ -17,7 +17,7 @@ fn forward(x: &Tensor, p: &[Tensor; 4]) -> Result<Tensor> {
     let n = x.size()[0];
     // [n, 2 * hidden] -> silu(first half) * second half: [n, hidden]
     let h = myns::silu_and_mul(&myns::add(&myns::matmul(x, w1)?, &b1.expand([n, w1.size()[1]], false))?)?;
-    myns::add(&myns::matmul(&h, w2)?, &b2.expand([n, w2.size()[1]], false))
+    Ok(myns::add(&myns::matmul(&h, w2)?, &b2.expand([n, w2.size()[1]], false))?)
 }
 
 fn main() -> Result<()> {

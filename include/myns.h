@@ -44,20 +44,32 @@ extern "C" {
 #endif
 
 /* Version of this header's ABI; `myns_abi_version()` is the library's. */
-#define MYNS_ABI_VERSION 1
+#define MYNS_ABI_VERSION 2
 
 /* A tensor handle: an `at::Tensor*` (opaque in C). */
 typedef struct myns_tensor_s* myns_tensor;
 
-/* Status codes. */
+/* Status codes: one per kind of error, as PyTorch's exception classes
+ * (Python raises the class in parentheses for the same failure). */
 enum myns_status {
   MYNS_OK = 0,
-  /* The op or torch rejected the call (shape, dtype, device, ...). */
+  /* The op or torch rejected the call: shapes, dtypes or devices that
+   * disagree, a CUDA failure (RuntimeError). */
   MYNS_ERROR = 1,
   /* A NULL pointer or an invalid value where the ABI needs a valid one. */
   MYNS_ERROR_INVALID_ARGUMENT = 2,
   /* A bug in myns (a caught panic); the message says where. */
-  MYNS_ERROR_INTERNAL = 3
+  MYNS_ERROR_INTERNAL = 3,
+  /* Out of device memory (torch.OutOfMemoryError). */
+  MYNS_ERROR_OUT_OF_MEMORY = 4,
+  /* A dimension or index out of range (IndexError). */
+  MYNS_ERROR_INDEX = 5,
+  /* A device or dtype the op has no kernel for (NotImplementedError). */
+  MYNS_ERROR_NOT_IMPLEMENTED = 6,
+  /* A bad value, such as a negative eps (ValueError). */
+  MYNS_ERROR_VALUE = 7,
+  /* An argument of the wrong type (TypeError). */
+  MYNS_ERROR_TYPE = 8
 };
 
 /* Element types, numbered as c10::ScalarType (and torch's C shim). */
@@ -133,20 +145,50 @@ void myns_tensor_free(myns_tensor t);
 
 /* ---- Ops: one function per op, `myns_<name>`, arguments as in the schema
  * (`myns_op_schema`), then one output handle per returned tensor. In-place
- * ops (Tensor(a!)) modify their input tensors and return nothing. --------- */
-
+ * ops (Tensor(a!)) modify their input tensors and return nothing. A
+ * `Tensor?` argument may be NULL (None); a `Scalar` is a double whose
+ * integral values count as integers (an integer tensor stays one).
+ * Generated from the ops' declarations (src/ops/): tests/c_abi_header.rs
+ * rewrites the lines between the markers when an op changes. ---------- */
+/* @generated ops begin */
 /* add(Tensor a, Tensor b) -> Tensor */
 int myns_add(const myns_tensor a, const myns_tensor b, myns_tensor* out);
+/* add_rms_norm(Tensor x, Tensor residual, Tensor weight, float eps) -> (Tensor, Tensor) */
+int myns_add_rms_norm(const myns_tensor x, const myns_tensor residual, const myns_tensor weight, double eps, myns_tensor* out0, myns_tensor* out1);
+/* add_rms_norm_backward(Tensor grad, Tensor? grad_summed, Tensor summed, Tensor weight, float eps) -> (Tensor, Tensor) */
+int myns_add_rms_norm_backward(const myns_tensor grad, const myns_tensor grad_summed, const myns_tensor summed, const myns_tensor weight, double eps, myns_tensor* out0, myns_tensor* out1);
+/* bmm(Tensor a, Tensor b) -> Tensor */
+int myns_bmm(const myns_tensor a, const myns_tensor b, myns_tensor* out);
+/* cross_entropy(Tensor logits, Tensor target, int ignore_index=-100, str reduction="mean") -> Tensor */
+int myns_cross_entropy(const myns_tensor logits, const myns_tensor target, int64_t ignore_index, const char* reduction, myns_tensor* out);
+/* cross_entropy_backward(Tensor grad, Tensor logits, Tensor target, int ignore_index=-100, str reduction="mean") -> Tensor */
+int myns_cross_entropy_backward(const myns_tensor grad, const myns_tensor logits, const myns_tensor target, int64_t ignore_index, const char* reduction, myns_tensor* out);
+/* fused_add_rms_norm(Tensor(a!) x, Tensor(b!) residual, Tensor weight, float eps) -> () */
+int myns_fused_add_rms_norm(myns_tensor x, myns_tensor residual, const myns_tensor weight, double eps);
+/* fused_linear_cross_entropy(Tensor hidden, Tensor weight, Tensor target, int ignore_index=-100, str reduction="mean") -> Tensor */
+int myns_fused_linear_cross_entropy(const myns_tensor hidden, const myns_tensor weight, const myns_tensor target, int64_t ignore_index, const char* reduction, myns_tensor* out);
+/* fused_linear_cross_entropy_backward(Tensor grad, Tensor hidden, Tensor weight, Tensor target, int ignore_index=-100, str reduction="mean") -> (Tensor, Tensor) */
+int myns_fused_linear_cross_entropy_backward(const myns_tensor grad, const myns_tensor hidden, const myns_tensor weight, const myns_tensor target, int64_t ignore_index, const char* reduction, myns_tensor* out0, myns_tensor* out1);
+/* gelu_and_mul(Tensor x, str approximate="none") -> Tensor */
+int myns_gelu_and_mul(const myns_tensor x, const char* approximate, myns_tensor* out);
+/* gelu_and_mul_backward(Tensor grad, Tensor x, str approximate="none") -> Tensor */
+int myns_gelu_and_mul_backward(const myns_tensor grad, const myns_tensor x, const char* approximate, myns_tensor* out);
+/* layer_norm(Tensor x, Tensor? weight, Tensor? bias, float eps) -> Tensor */
+int myns_layer_norm(const myns_tensor x, const myns_tensor weight, const myns_tensor bias, double eps, myns_tensor* out);
+/* layer_norm_backward(Tensor grad, Tensor x, Tensor? weight, float eps) -> (Tensor, Tensor, Tensor) */
+int myns_layer_norm_backward(const myns_tensor grad, const myns_tensor x, const myns_tensor weight, double eps, myns_tensor* out0, myns_tensor* out1, myns_tensor* out2);
 /* matmul(Tensor a, Tensor b) -> Tensor */
 int myns_matmul(const myns_tensor a, const myns_tensor b, myns_tensor* out);
 /* rms_norm(Tensor x, Tensor weight, float eps) -> Tensor */
 int myns_rms_norm(const myns_tensor x, const myns_tensor weight, double eps, myns_tensor* out);
-/* rms_norm_backward(Tensor grad, Tensor x, Tensor weight, float eps) -> (Tensor, Tensor):
- * out0 = grad of x, out1 = grad of weight */
-int myns_rms_norm_backward(const myns_tensor grad, const myns_tensor x, const myns_tensor weight,
-                           double eps, myns_tensor* out0, myns_tensor* out1);
-/* fused_add_rms_norm(Tensor(a!) x, Tensor(b!) residual, Tensor weight, float eps) -> () */
-int myns_fused_add_rms_norm(myns_tensor x, myns_tensor residual, const myns_tensor weight, double eps);
+/* rms_norm_backward(Tensor grad, Tensor x, Tensor weight, float eps) -> (Tensor, Tensor) */
+int myns_rms_norm_backward(const myns_tensor grad, const myns_tensor x, const myns_tensor weight, double eps, myns_tensor* out0, myns_tensor* out1);
+/* rope(Tensor q, Tensor k, Tensor cos, Tensor sin) -> (Tensor, Tensor) */
+int myns_rope(const myns_tensor q, const myns_tensor k, const myns_tensor cos, const myns_tensor sin, myns_tensor* out0, myns_tensor* out1);
+/* scale(Tensor x, Scalar alpha) -> Tensor */
+int myns_scale(const myns_tensor x, double alpha, myns_tensor* out);
+/* scale_(Tensor(a!) x, Scalar alpha) -> () */
+int myns_scale_(myns_tensor x, double alpha);
 /* silu_and_mul(Tensor x) -> Tensor */
 int myns_silu_and_mul(const myns_tensor x, myns_tensor* out);
 /* silu_and_mul_backward(Tensor grad, Tensor x) -> Tensor */
@@ -155,12 +197,7 @@ int myns_silu_and_mul_backward(const myns_tensor grad, const myns_tensor x, myns
 int myns_softmax(const myns_tensor x, int64_t dim, myns_tensor* out);
 /* softmax_backward(Tensor grad, Tensor output, int dim) -> Tensor */
 int myns_softmax_backward(const myns_tensor grad, const myns_tensor output, int64_t dim, myns_tensor* out);
-/* scale(Tensor x, float alpha) -> Tensor */
-int myns_scale(const myns_tensor x, double alpha, myns_tensor* out);
-/* scale_(Tensor(a!) x, float alpha) -> () */
-int myns_scale_(myns_tensor x, double alpha);
-/* bmm(Tensor a, Tensor b) -> Tensor */
-int myns_bmm(const myns_tensor a, const myns_tensor b, myns_tensor* out);
+/* @generated ops end */
 
 #ifdef __cplusplus
 }  /* extern "C" */

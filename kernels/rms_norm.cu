@@ -100,18 +100,23 @@ __device__ void rms_norm_regs_impl(const T* __restrict__ x, const T* __restrict_
   myns::store_packs(reinterpret_cast<P*>(y + r * H), xs, hv);
 }
 
-// residual += x; x = rms_norm(residual) * w, in place (vLLM's fused op). The
-// norm uses the residual as stored (rounded to T), like the unfused sequence.
+// s = x + residual (rounded to T); y = rms_norm(s) * w. Written to `s` and
+// `y`, which may be `residual` and `x` themselves (fused_add_rms_norm, vLLM's
+// in-place op; no __restrict__ for that reason: each thread reads an element
+// before it writes it, and re-reads only elements it wrote itself). The norm
+// uses the sum as stored (rounded to T), like the unfused sequence.
 template <typename T, int N>
-__device__ void fused_add_rms_norm_impl(T* __restrict__ x, T* __restrict__ res, const T* __restrict__ w,
-                                        int64_t rows, int64_t H, double eps) {
+__device__ void add_rms_norm_impl(const T* x, const T* res, const T* __restrict__ w, T* y, T* sum, int64_t rows,
+                                  int64_t H, double eps) {
   using A = typename Acc<T>::type;
   using P = Pack<T, N>;
   const int64_t hv = H / N;
   const P* wp = reinterpret_cast<const P*>(w);
   for (int64_t r = myns::first_row(); r < rows; r += myns::row_step()) {
-    P* xp = reinterpret_cast<P*>(x + r * H);
-    P* rp = reinterpret_cast<P*>(res + r * H);
+    const P* xp = reinterpret_cast<const P*>(x + r * H);
+    const P* rp = reinterpret_cast<const P*>(res + r * H);
+    P* sp = reinterpret_cast<P*>(sum + r * H);
+    P* yp = reinterpret_cast<P*>(y + r * H);
     A ss = 0;
     for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
       const P a = xp[i], b = rp[i];
@@ -122,35 +127,32 @@ __device__ void fused_add_rms_norm_impl(T* __restrict__ x, T* __restrict__ res, 
         const A v = to_acc(s.v[k]);
         ss += v * v;
       }
-      rp[i] = s;
+      sp[i] = s;
     }
     const A inv = rsqrt(myns::row_sum(ss) / A(H) + A(eps));
-    // Each thread re-reads only the elements it wrote itself.
     for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
-      const P s = rp[i], q = wp[i];
+      const P s = sp[i], q = wp[i];
       P o;
 #pragma unroll
       for (int k = 0; k < N; ++k) o.v[k] = from_acc<T>(to_acc(s.v[k]) * inv * to_acc(q.v[k]));
-      xp[i] = o;
+      yp[i] = o;
     }
   }
 }
 
-// fused_add_rms_norm in registers (see rms_norm_regs_impl): x, residual and
-// the weight all loaded before the reduction.
+// add_rms_norm in registers (see rms_norm_regs_impl): x, residual and the
+// weight all loaded before the reduction.
 template <typename T, int N, int C>
-__device__ void fused_add_rms_norm_regs_impl(T* __restrict__ x, T* __restrict__ res, const T* __restrict__ w,
-                                             int64_t rows, int64_t H, double eps) {
+__device__ void add_rms_norm_regs_impl(const T* x, const T* res, const T* __restrict__ w, T* y, T* sum, int64_t rows,
+                                       int64_t H, double eps) {
   using A = typename Acc<T>::type;
   using P = Pack<T, N>;
   const int64_t r = myns::first_row();
   if (r >= rows) return;
   const int hv = (int)(H / N);
-  P* xp = reinterpret_cast<P*>(x + r * H);
-  P* rp = reinterpret_cast<P*>(res + r * H);
   P xs[C], rs[C], ws[C];
-  myns::load_packs(xs, xp, hv);
-  myns::load_packs(rs, rp, hv);
+  myns::load_packs(xs, reinterpret_cast<const P*>(x + r * H), hv);
+  myns::load_packs(rs, reinterpret_cast<const P*>(res + r * H), hv);
   myns::load_packs(ws, reinterpret_cast<const P*>(w), hv);
   A ss = 0;
 #pragma unroll
@@ -162,23 +164,25 @@ __device__ void fused_add_rms_norm_regs_impl(T* __restrict__ x, T* __restrict__ 
       ss += v * v;
     }
   }
-  myns::store_packs(rp, rs, hv);
+  myns::store_packs(reinterpret_cast<P*>(sum + r * H), rs, hv);
   const A inv = rsqrt(myns::row_sum(ss) / A(H) + A(eps));
 #pragma unroll
   for (int c = 0; c < C; ++c) {
 #pragma unroll
     for (int k = 0; k < N; ++k) xs[c].v[k] = from_acc<T>(to_acc(rs[c].v[k]) * inv * to_acc(ws[c].v[k]));
   }
-  myns::store_packs(xp, xs, hv);
+  myns::store_packs(reinterpret_cast<P*>(y + r * H), xs, hv);
 }
 
 // Gradients of y = x * r * w with r = rsqrt(mean(x^2) + eps):
-//   gx = r * (g*w - xhat * mean(g*w*xhat)),  gw = sum over rows of g * xhat.
+//   gx = r * (g*w - xhat * mean(g*w*xhat)) [+ gs],  gw = sum over rows of g * xhat,
+// where gs (may be null) is the gradient of add_rms_norm's sum output,
+// which flows straight into gx.
 // gw is accumulated per block into partial[blockIdx.x, H] (zeroed by the
 // caller, summed over blocks afterwards): no atomics, deterministic.
 template <typename T, int N>
 __device__ void rms_norm_backward_impl(const T* __restrict__ g, const T* __restrict__ x,
-                                       const T* __restrict__ w, T* __restrict__ gx,
+                                       const T* __restrict__ w, const T* __restrict__ gs, T* __restrict__ gx,
                                        typename Acc<T>::type* __restrict__ partial,
                                        int64_t rows, int64_t H, double eps) {
   using A = typename Acc<T>::type;
@@ -202,14 +206,18 @@ __device__ void rms_norm_backward_impl(const T* __restrict__ g, const T* __restr
     }
     const A rr = rsqrt(myns::row_sum(ss) / A(H) + A(eps));
     const A mean_dot = myns::row_sum(dot) * rr / A(H);  // mean(g*w*xhat)
+    const P* sp = gs ? reinterpret_cast<const P*>(gs + r * H) : nullptr;
     for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
       const P a = xp[i], b = gp[i], c = wp[i];
+      P extra;
+      if (sp) extra = sp[i];
       P o;
 #pragma unroll
       for (int k = 0; k < N; ++k) {
         const A xhat = to_acc(a.v[k]) * rr;
         const A gv = to_acc(b.v[k]);
-        o.v[k] = from_acc<T>(rr * (gv * to_acc(c.v[k]) - xhat * mean_dot));
+        const A e = sp ? to_acc(extra.v[k]) : A(0);
+        o.v[k] = from_acc<T>(rr * (gv * to_acc(c.v[k]) - xhat * mean_dot) + e);
         pw[i * N + k] += gv * xhat;
       }
       op[i] = o;
@@ -224,12 +232,16 @@ __device__ void rms_norm_backward_impl(const T* __restrict__ g, const T* __restr
   }                                                                                                                   \
   extern "C" __global__ void MYNS_ROW_BOUNDS fused_add_rms_norm_##suffix(T* x, T* res, const T* w, int64_t rows,      \
                                                          int64_t H, double eps) {                                     \
-    fused_add_rms_norm_impl<T, N>(x, res, w, rows, H, eps);                                                           \
+    add_rms_norm_impl<T, N>(x, res, w, x, res, rows, H, eps);                                                         \
   }                                                                                                                   \
-  extern "C" __global__ void MYNS_ROW_BOUNDS rms_norm_backward_##suffix(const T* g, const T* x, const T* w, T* gx,    \
-                                                        typename Acc<T>::type* partial, int64_t rows,                 \
-                                                        int64_t H, double eps) {                                      \
-    rms_norm_backward_impl<T, N>(g, x, w, gx, partial, rows, H, eps);                                                 \
+  extern "C" __global__ void MYNS_ROW_BOUNDS add_rms_norm_##suffix(const T* x, const T* res, const T* w, T* y, T* s,  \
+                                                                   int64_t rows, int64_t H, double eps) {             \
+    add_rms_norm_impl<T, N>(x, res, w, y, s, rows, H, eps);                                                           \
+  }                                                                                                                   \
+  extern "C" __global__ void MYNS_ROW_BOUNDS rms_norm_backward_##suffix(const T* g, const T* x, const T* w,           \
+                                                        const T* gs, T* gx, typename Acc<T>::type* partial,           \
+                                                        int64_t rows, int64_t H, double eps) {                        \
+    rms_norm_backward_impl<T, N>(g, x, w, gs, gx, partial, rows, H, eps);                                             \
   }                                                                                                                   \
   MYNS_RMS_REGS(r1_##suffix, T, N, 1)                                                                                 \
   MYNS_RMS_REGS(r2_##suffix, T, N, 2)
@@ -240,6 +252,10 @@ __device__ void rms_norm_backward_impl(const T* __restrict__ g, const T* __restr
   }                                                                                                                   \
   extern "C" __global__ void MYNS_ROW_REGS_BOUNDS fused_add_rms_norm_##suffix(T* x, T* res, const T* w, int64_t rows, \
                                                                               int64_t H, double eps) {                \
-    fused_add_rms_norm_regs_impl<T, N, C>(x, res, w, rows, H, eps);                                                   \
+    add_rms_norm_regs_impl<T, N, C>(x, res, w, x, res, rows, H, eps);                                                 \
+  }                                                                                                                   \
+  extern "C" __global__ void MYNS_ROW_REGS_BOUNDS add_rms_norm_##suffix(const T* x, const T* res, const T* w, T* y,   \
+                                                                        T* s, int64_t rows, int64_t H, double eps) {  \
+    add_rms_norm_regs_impl<T, N, C>(x, res, w, y, s, rows, H, eps);                                                   \
   }
 MYNS_FOR_EACH_FLOAT_VEC(MYNS_RMS)

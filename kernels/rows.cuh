@@ -3,14 +3,12 @@
 // most MYNS_ROW_MAX_THREADS.
 #pragma once
 #include "common.cuh"
+#include "kernel_params.cuh"  // generated from src/kernel_params.rs
 
-// Row kernels take at most this many threads per block (src/rowwise.rs caps
-// its launches to match), which lets each thread have up to 128 registers.
-#define MYNS_ROW_MAX_THREADS 512
+// Thread limits per block (the launch code uses the same table): the general
+// row kernels, and the register-resident variants (`<op>_r1_*`, `<op>_r2_*`:
+// one or two packs per thread, few registers).
 #define MYNS_ROW_BOUNDS __launch_bounds__(MYNS_ROW_MAX_THREADS)
-// The register-resident variants (`<op>_r1_*`, `<op>_r2_*`: one or two packs
-// per thread) take up to 1024 threads; they need few registers.
-#define MYNS_ROW_REGS_MAX_THREADS 1024
 #define MYNS_ROW_REGS_BOUNDS __launch_bounds__(MYNS_ROW_REGS_MAX_THREADS)
 
 namespace myns {
@@ -105,7 +103,7 @@ __device__ __forceinline__ void store_packs(P* __restrict__ dst, const P (&src)[
 
 // Packs each thread keeps in registers between a row's two passes, so the
 // row is read from memory once (rows longer than this re-read from cache).
-constexpr int kCachedPacks = 4;
+constexpr int kCachedPacks = MYNS_ROW_CACHED_PACKS;
 
 // Online softmax state: running max m and sum s of exp(x - m).
 template <typename A>

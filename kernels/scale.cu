@@ -1,32 +1,30 @@
-// out = x * alpha over n contiguous elements (out may equal x: in place).
-// Packs of N elements first, then the tail; 64-bit grid-stride loops.
-#include "rows.cuh"
+// out = x * alpha over n contiguous elements (out may equal x: in place), as
+// PyTorch's `x * alpha`: float types multiply in their accumulation type by
+// alpha rounded to it; integer types by an integer alpha, wrapping; an
+// integer x times a non-integral alpha gives float32 (`scale_<t>_f32`).
+#include "elementwise.cuh"
 
 using myns::Acc;
-using myns::from_acc;
-using myns::Pack;
-using myns::to_acc;
 
-template <typename T, int N>
-__device__ void scale_impl(const T* x, T* out, int64_t n, double alpha) {
-  using A = typename Acc<T>::type;
-  using P = Pack<T, N>;
-  const A al = A(alpha);
-  const int64_t nv = n / N;
-  const int64_t stride = (int64_t)blockDim.x * gridDim.x;
-  const int64_t start = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  for (int64_t i = start; i < nv; i += stride) {
-    const P p = reinterpret_cast<const P*>(x)[i];
-    P o;
-#pragma unroll
-    for (int k = 0; k < N; ++k) o.v[k] = from_acc<T>(to_acc(p.v[k]) * al);
-    reinterpret_cast<P*>(out)[i] = o;
+#define MYNS_SCALE(suffix, T)                                                                                \
+  extern "C" __global__ void __launch_bounds__(myns::EW_THREADS)                                            \
+      scale_##suffix(const T* x, T* out, int64_t n, double alpha, int vec) {                                \
+    using A = typename Acc<T>::type;                                                                         \
+    const A al = A(alpha);                                                                                   \
+    myns::ew_map<true>(out, x, x, n, vec != 0, [al](T v, T) { return myns::from_acc<T>(myns::to_acc(v) * al); }); \
   }
-  for (int64_t i = nv * N + start; i < n; i += stride) out[i] = from_acc<T>(to_acc(x[i]) * al);
-}
+MYNS_FOR_EACH_FLOAT(MYNS_SCALE)
 
-#define MYNS_SCALE(suffix, T, N)                                                          \
-  extern "C" __global__ void scale_##suffix(const T* x, T* out, int64_t n, double alpha) { \
-    scale_impl<T, N>(x, out, n, alpha);                                                   \
+#define MYNS_SCALE_INT(suffix, T)                                                                            \
+  extern "C" __global__ void __launch_bounds__(myns::EW_THREADS)                                            \
+      scale_##suffix(const T* x, T* out, int64_t n, int64_t alpha, int vec) {                               \
+    using U = typename myns::Wrap<T>::U;                                                                     \
+    const U al = (U)(T)alpha;                                                                                \
+    myns::ew_map<true>(out, x, x, n, vec != 0, [al](T v, T) { return (T)((U)v * al); });                          \
+  }                                                                                                          \
+  extern "C" __global__ void __launch_bounds__(myns::EW_THREADS)                                            \
+      scale_##suffix##_f32(const T* x, float* out, int64_t n, double alpha, int vec) {                      \
+    const float al = (float)alpha;                                                                           \
+    myns::ew_map<true>(out, x, x, n, vec != 0, [al](T v, T) { return (float)v * al; });                            \
   }
-MYNS_FOR_EACH_FLOAT_VEC(MYNS_SCALE)
+MYNS_FOR_EACH_INT(MYNS_SCALE_INT)

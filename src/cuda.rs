@@ -5,7 +5,7 @@
 //! restores the caller's afterwards); `Kernel::function` still binds the
 //! device's primary context, which a fresh thread may lack (see `bind`).
 
-use crate::types::{DType, Error, ErrorKind, Result};
+use crate::types::{DType, Error, ErrorKind, Result, ScalarType};
 use cudarc::driver::{result, sys, CudaContext, CudaFunction, CudaModule, DriverError};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -198,7 +198,6 @@ impl DTypeKernels {
 }
 
 /// `dtype_kernels!(kernels::ADD, "add")` names `add_f32`, `add_f64`, `add_f16`, `add_bf16`.
-#[macro_export]
 macro_rules! dtype_kernels {
     ($module:path, $name:literal) => {
         $crate::cuda::DTypeKernels {
@@ -212,6 +211,40 @@ macro_rules! dtype_kernels {
 
 fn beyond(device: usize) -> Error {
     Error::runtime(format!("myns: CUDA device {device} is beyond the {MAX_DEVICES} devices myns supports"))
+}
+
+/// Element types of [`ElemKernels`], with their kernel-name suffixes.
+pub const ELEM_TYPES: [(ScalarType, &str); 6] = [
+    (ScalarType::Float, "f32"),
+    (ScalarType::Double, "f64"),
+    (ScalarType::Half, "f16"),
+    (ScalarType::BFloat16, "bf16"),
+    (ScalarType::Int, "i32"),
+    (ScalarType::Long, "i64"),
+];
+
+/// One kernel per element type of [`ELEM_TYPES`] (floats and integers).
+pub struct ElemKernels(pub [Kernel; 6]);
+
+impl ElemKernels {
+    pub fn get(&self, t: ScalarType) -> Option<&Kernel> {
+        ELEM_TYPES.iter().position(|e| e.0 == t).map(|i| &self.0[i])
+    }
+}
+
+/// `elem_kernels!(kernels::ADD, "add", "")` names `add_f32` ... `add_i64`;
+/// a suffix after the type (`"_f32"`) names `scale_i32_f32` ...
+macro_rules! elem_kernels {
+    ($module:path, $name:literal, $after:literal) => {
+        $crate::cuda::ElemKernels([
+            $crate::cuda::Kernel::new(&$module, concat!($name, "_f32", $after)),
+            $crate::cuda::Kernel::new(&$module, concat!($name, "_f64", $after)),
+            $crate::cuda::Kernel::new(&$module, concat!($name, "_f16", $after)),
+            $crate::cuda::Kernel::new(&$module, concat!($name, "_bf16", $after)),
+            $crate::cuda::Kernel::new(&$module, concat!($name, "_i32", $after)),
+            $crate::cuda::Kernel::new(&$module, concat!($name, "_i64", $after)),
+        ])
+    };
 }
 
 /// The device's primary context (the one PyTorch uses), retained once and
@@ -272,4 +305,19 @@ pub fn grid_1d(n: i64, block: u32) -> u32 {
 #[inline]
 pub fn arg<T>(x: &T) -> *mut c_void {
     x as *const T as *mut c_void
+}
+
+pub(crate) use {dtype_kernels, elem_kernels};
+
+#[cfg(test)]
+mod tests {
+    /// Without a GPU (or its driver), asking for a context is an error, not a crash.
+    #[test]
+    fn missing_driver_is_an_error_not_a_crash() {
+        if tch::Cuda::is_available() {
+            return;
+        }
+        let e = super::context(0).expect_err("no CUDA here");
+        assert!(e.to_string().contains("CUDA"), "{e}");
+    }
 }

@@ -3,8 +3,8 @@
 //! checks, the vector-or-scalar kernel choice and launch configuration.
 
 use crate::cuda::{self, DTypeKernels, Kernel};
-use crate::registry::{Call, DType, TensorArg};
-use anyhow::{bail, Result};
+use crate::op::{Cuda, TensorArg};
+use crate::types::{DType, Error, Result};
 use cudarc::driver::sys;
 use std::ffi::c_void;
 
@@ -21,7 +21,6 @@ impl RowKernels {
 }
 
 /// `row_kernels!(kernels::SOFTMAX, "softmax")`.
-#[macro_export]
 macro_rules! row_kernels {
     ($module:path, $name:expr) => {
         $crate::rowwise::RowKernels {
@@ -51,15 +50,16 @@ pub struct ReduceKernels {
 }
 
 /// `reduce_kernels!(kernels::SOFTMAX, "softmax")`.
-#[macro_export]
 macro_rules! reduce_kernels {
     ($module:path, $name:literal) => {
         $crate::rowwise::ReduceKernels {
-            general: $crate::row_kernels!($module, $name),
-            regs: [$crate::row_kernels!($module, concat!($name, "_r1")), $crate::row_kernels!($module, concat!($name, "_r2"))],
+            general: $crate::rowwise::row_kernels!($module, $name),
+            regs: [$crate::rowwise::row_kernels!($module, concat!($name, "_r1")), $crate::rowwise::row_kernels!($module, concat!($name, "_r2"))],
         }
     };
 }
+
+pub(crate) use {reduce_kernels, row_kernels};
 
 /// Elements per 16-byte pack.
 pub fn pack(dtype: DType) -> i64 {
@@ -72,10 +72,7 @@ pub fn can_vectorize(dtype: DType, row_len: i64, ptrs: &[usize]) -> bool {
     row_len % pack(dtype) == 0 && ptrs.iter().all(|p| p % 16 == 0)
 }
 
-/// kernels/rows.cuh `MYNS_ROW_MAX_THREADS`: the kernels' launch bound.
-const MAX_THREADS: i64 = 512;
-/// kernels/rows.cuh `MYNS_ROW_REGS_MAX_THREADS`: the register-resident builds' bound.
-const REGS_MAX_THREADS: i64 = 1024;
+use crate::kernel_params::{ROW_MAX_THREADS as MAX_THREADS, ROW_REGS_MAX_THREADS as REGS_MAX_THREADS};
 
 /// Which threads of a row kernel (kernels/rows.cuh) take which row.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -166,14 +163,14 @@ fn forced_plan(spec: &str, units: i64, rows: i64, sms: i64) -> Result<ReducePlan
     let mut parts = spec.trim().split(':');
     let build = parts.next().unwrap_or("");
     let num = |p: Option<&str>| -> Result<Option<i64>> {
-        p.map(|v| v.parse::<i64>().map_err(|_| anyhow::anyhow!("MYNS_ROW_KERNEL=`{spec}`: `{v}` is not a number"))).transpose()
+        p.map(|v| v.parse::<i64>().map_err(|_| Error::value(format!("MYNS_ROW_KERNEL=`{spec}`: `{v}` is not a number")))).transpose()
     };
     let (bx, by) = (num(parts.next())?, num(parts.next())?);
     let regs = match build {
         "r1" => Some(1),
         "r2" => Some(2),
         "general" => None,
-        _ => bail!("MYNS_ROW_KERNEL=`{spec}`: the build must be r1, r2 or general"),
+        _ => return Err(Error::value(format!("MYNS_ROW_KERNEL=`{spec}`: the build must be r1, r2 or general"))),
     };
     let bx = bx.unwrap_or_else(|| match regs {
         Some(c) => regs_threads(units, c),
@@ -182,11 +179,11 @@ fn forced_plan(spec: &str, units: i64, rows: i64, sms: i64) -> Result<ReducePlan
     let plan = ReducePlan { regs, bx, by: by.unwrap_or(if bx == 32 { 8 } else { 1 }) };
     let max = if regs.is_some() { REGS_MAX_THREADS } else { MAX_THREADS };
     if plan.bx < 32 || plan.bx % 32 != 0 || plan.by < 1 || plan.bx.checked_mul(plan.by).is_none_or(|t| t > max) || (plan.by > 1 && plan.bx != 32) {
-        bail!("MYNS_ROW_KERNEL=`{spec}`: threads per row must be whole warps, rows per block more than one only with one warp per row, at most {max} threads");
+        return Err(Error::value(format!("MYNS_ROW_KERNEL=`{spec}`: threads per row must be whole warps, rows per block more than one only with one warp per row, at most {max} threads")));
     }
     if let Some(c) = regs {
         if plan.bx * c < units {
-            bail!("MYNS_ROW_KERNEL=`{spec}`: {} threads x {c} packs do not cover a row of {units} packs", plan.bx);
+            return Err(Error::value(format!("MYNS_ROW_KERNEL=`{spec}`: {} threads x {c} packs do not cover a row of {units} packs", plan.bx)));
         }
     }
     Ok(plan)
@@ -198,7 +195,11 @@ fn forced_plan(spec: &str, units: i64, rows: i64, sms: i64) -> Result<ReducePlan
 fn row_units(x: &TensorArg, ptrs: &[usize], h: i64) -> Result<(DType, usize, bool, i64)> {
     let dtype = x.dtype()?;
     let vec = can_vectorize(dtype, h, ptrs);
-    Ok((dtype, x.device_index().max(0) as usize, vec, if vec { h / pack(dtype) } else { h }))
+    let device = match x.device() {
+        crate::types::Device::Cuda(i) => i,
+        _ => 0,
+    };
+    Ok((dtype, device, vec, if vec { h / pack(dtype) } else { h }))
 }
 
 /// A row kernel's variant and launch shape.
@@ -226,16 +227,17 @@ impl RowLaunch {
 
     /// A forward row reduction (one block or warp per row), its build chosen
     /// by [`plan_reduce`].
-    pub fn reduce(kernels: &ReduceKernels, call: &Call, x: &TensorArg, ptrs: &[usize], rows: i64, h: i64) -> Result<RowLaunch> {
+    pub fn reduce(kernels: &ReduceKernels, x: &TensorArg, ptrs: &[usize], rows: i64, h: i64) -> Result<RowLaunch> {
         let (dtype, device, vec, units) = row_units(x, ptrs, h)?;
         let info = cuda::device_info(device)?;
         let force = crate::overrides::get(crate::overrides::Knob::RowKernel);
-        let plan = plan_reduce(units, rows, info.sms as i64, info.threads_per_sm as i64, force.as_deref()).map_err(|e| call.error(e))?;
+        let plan = plan_reduce(units, rows, info.sms as i64, info.threads_per_sm as i64, force.as_deref())
+            .map_err(|e| e.context(format_args!("myns::{}", x.op())))?;
         // The register builds take one row per block or warp, with no loop.
         let grid = (rows + plan.by - 1) / plan.by;
         let (kernels, grid) = match plan.regs {
             Some(c) if grid <= i32::MAX as i64 => (&kernels.regs[c as usize - 1], grid),
-            Some(_) => return Err(call.error(format_args!("{rows} rows are more than one launch takes"))),
+            Some(_) => return Err(x.error(format_args!("has {rows} rows, more than one launch takes"))),
             None => (&kernels.general, grid.clamp(1, 1 << 20)),
         };
         let f = kernels.pick(dtype, vec).function(device)?;
@@ -246,9 +248,9 @@ impl RowLaunch {
         self.grid
     }
 
-    /// Launches on `stream` with `params` (pointers to each kernel argument).
-    pub fn launch(&self, call: &Call, stream: usize, params: &mut [*mut c_void]) -> Result<()> {
-        cuda::launch(self.f, (self.grid, 1, 1), (self.block.0, self.block.1, 1), 0, stream, params).map_err(|e| call.error(e))
+    /// Launches on `cx`'s stream with `params` (pointers to each kernel argument).
+    pub fn launch(&self, cx: &Cuda, params: &mut [*mut c_void]) -> Result<()> {
+        cuda::launch(self.f, (self.grid, 1, 1), (self.block.0, self.block.1, 1), 0, cx.stream, params)
     }
 }
 
@@ -260,14 +262,11 @@ pub fn rows_of(x: &TensorArg) -> Result<(i64, i64)> {
     Ok((rows, h))
 }
 
-/// Checks a float scalar argument is finite and at least `min`.
-pub fn check_scalar(call: &Call, i: usize, min: f64) -> Result<f64> {
-    let v = call.float(i)?;
+/// Checks that `v`, argument `name` of the op `x` belongs to, is finite and
+/// at least `min` (a `ValueError` otherwise).
+pub fn check_float(x: &TensorArg, name: &str, v: f64, min: f64) -> Result<f64> {
     if !v.is_finite() || v < min {
-        return Err(call.error(format_args!(
-            "argument `{}` must be a finite number >= {min}, got {v}",
-            crate::registry::arg_name(call.spec, i)
-        )));
+        return Err(Error::value(format!("myns::{}: argument `{name}` must be a finite number >= {min}, got {v}", x.op())));
     }
     Ok(v)
 }

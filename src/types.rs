@@ -172,6 +172,65 @@ impl Device {
     }
 }
 
+/// A number argument that keeps whether it is an integer, as PyTorch's
+/// `Scalar` does: `x * 2` stays an integer tensor, `x * 2.5` does not.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar {
+    Int(i64),
+    Float(f64),
+}
+
+impl Scalar {
+    pub fn to_f64(self) -> f64 {
+        match self {
+            Scalar::Int(i) => i as f64,
+            Scalar::Float(f) => f,
+        }
+    }
+    /// The value as an integer, if it is one (an integral float counts).
+    pub fn to_i64(self) -> Option<i64> {
+        match self {
+            Scalar::Int(i) => Some(i),
+            Scalar::Float(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => Some(f as i64),
+            Scalar::Float(_) => None,
+        }
+    }
+    pub fn is_int(self) -> bool {
+        matches!(self, Scalar::Int(_))
+    }
+    pub fn tch(self) -> tch::Scalar {
+        match self {
+            Scalar::Int(i) => tch::Scalar::int(i),
+            Scalar::Float(f) => tch::Scalar::float(f),
+        }
+    }
+}
+
+impl From<f64> for Scalar {
+    fn from(f: f64) -> Scalar {
+        Scalar::Float(f)
+    }
+}
+impl From<i64> for Scalar {
+    fn from(i: i64) -> Scalar {
+        Scalar::Int(i)
+    }
+}
+impl From<i32> for Scalar {
+    fn from(i: i32) -> Scalar {
+        Scalar::Int(i as i64)
+    }
+}
+
+impl fmt::Display for Scalar {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            Scalar::Int(i) => write!(f, "{i}"),
+            Scalar::Float(x) => write!(f, "{x}"),
+        }
+    }
+}
+
 /// What went wrong, as PyTorch classifies it: each kind reaches Python as
 /// the exception PyTorch raises in the same situation, and C as its own
 /// status code.

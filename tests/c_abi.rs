@@ -245,8 +245,13 @@ fn scalar_multi_output_and_in_place_ops() {
         let p = read::<f32>(&Handle(out));
         let e = (-1.0f32).exp();
         assert!((p[0] - e / (1.0 + e)).abs() < 1e-6 && (p[2] + p[3] - 1.0).abs() < 1e-6, "{p:?}");
-        assert_eq!(l.myns_softmax(x.0, 5, &mut out), MYNS_ERROR as i32);
+        // Each kind of error has its own status: a dimension out of range
+        // (IndexError in Python), a bad value (ValueError).
+        assert_eq!(l.myns_softmax(x.0, 5, &mut out), MYNS_ERROR_INDEX as i32);
         assert!(last_error().contains("myns::softmax"), "{}", last_error());
+        let w2 = from_f32(&[1.0, 1.0], &[2]);
+        assert_eq!(l.myns_rms_norm(x.0, w2.0, -1.0, &mut out), MYNS_ERROR_VALUE as i32);
+        assert!(last_error().contains("`eps`"), "{}", last_error());
 
         // two outputs
         let w = from_f32(&[1.0, 1.0], &[2]);
@@ -320,7 +325,9 @@ fn errors_name_op_and_argument() {
         let ints = Handle(ints);
         assert_eq!(dtype(&ints), MYNS_INT64 as i32);
         assert_eq!(read::<i64>(&ints), [1, 2]);
-        assert_eq!(l.myns_add(ints.0, ints.0, &mut out), MYNS_ERROR as i32);
+        ok(l.myns_add(ints.0, ints.0, &mut out));
+        assert_eq!(read::<i64>(&Handle(out)), [2, 4]);
+        assert_eq!(l.myns_softmax(ints.0, 0, &mut out), MYNS_ERROR_NOT_IMPLEMENTED as i32);
         assert!(last_error().contains("unsupported dtype torch.int64"), "{}", last_error());
 
         // NULL handles and outputs: refused before the op runs.

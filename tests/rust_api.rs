@@ -1,39 +1,30 @@
-//! The Rust API on CPU (and CUDA when present): results against tch's own ops,
-//! autograd through the dispatcher, and errors that name op and argument.
+//! The Rust API on CPU (and CUDA when present; required under
+//! MYNS_REQUIRE_CUDA=1): every element against a float64 reference within
+//! its bound (tests/common/bounds.rs), autograd through the dispatcher, and
+//! errors that name op and argument.
 
 use anyhow::Result;
 use tch::{Device, Kind, Tensor};
 
+#[path = "common/bounds.rs"]
+mod bounds;
+
 const KINDS: [Kind; 4] = [Kind::Float, Kind::Double, Kind::Half, Kind::BFloat16];
 
-fn devices() -> Vec<Device> {
+fn devices(test: &str) -> Vec<Device> {
     let mut d = vec![Device::Cpu];
-    if tch::Cuda::is_available() {
-        d.push(Device::Cuda(0));
-    }
+    d.extend(bounds::cuda_or_skip(test));
     d
 }
 
-fn tol(kind: Kind) -> f64 {
-    match kind {
-        Kind::Double => 1e-10,
-        Kind::Float => 1e-4,
-        Kind::Half => 1e-2,
-        _ => 5e-2,
-    }
-}
-
-/// Max relative error of `out` against a float64 reference.
-fn rel_err(out: &Tensor, reference: &Tensor) -> f64 {
-    let diff = (out.to_kind(Kind::Double) - reference).abs().max().double_value(&[]);
-    let scale = reference.abs().max().double_value(&[]).max(1.0);
-    diff / scale
+fn f64_of(t: &Tensor) -> Tensor {
+    t.to_kind(Kind::Double)
 }
 
 #[test]
 fn add_matches_tch() -> Result<()> {
     tch::manual_seed(0);
-    for device in devices() {
+    for device in devices("add_matches_tch") {
         for kind in KINDS {
             for shape in [vec![], vec![0], vec![1], vec![7], vec![3, 5, 2]] {
                 let a = Tensor::randn(shape.as_slice(), (kind, device));
@@ -41,16 +32,14 @@ fn add_matches_tch() -> Result<()> {
                 let out = myns::add(&a, &b)?;
                 assert_eq!(out.size(), a.size());
                 assert_eq!(out.kind(), kind);
-                let reference = a.to_kind(Kind::Double) + b.to_kind(Kind::Double);
-                if out.numel() > 0 {
-                    assert!(rel_err(&out, &reference) <= tol(kind), "{kind:?} {shape:?} {device:?}");
-                }
+                let reference = f64_of(&a) + f64_of(&b);
+                bounds::assert_within(&out, &reference, &bounds::add(kind, &reference), &format!("add {kind:?} {shape:?} {device:?}"));
             }
             // Non-contiguous input.
             let a = Tensor::randn([4, 6], (kind, device)).tr();
             let b = Tensor::randn([6, 4], (kind, device));
-            let reference = a.to_kind(Kind::Double) + b.to_kind(Kind::Double);
-            assert!(rel_err(&myns::add(&a, &b)?, &reference) <= tol(kind));
+            let reference = f64_of(&a) + f64_of(&b);
+            bounds::assert_within(&myns::add(&a, &b)?, &reference, &bounds::add(kind, &reference), "add, transposed");
         }
     }
     Ok(())
@@ -59,23 +48,65 @@ fn add_matches_tch() -> Result<()> {
 #[test]
 fn matmul_matches_tch() -> Result<()> {
     tch::manual_seed(1);
-    for device in devices() {
+    for device in devices("matmul_matches_tch") {
         for kind in KINDS {
-            for (m, k, n) in [(0, 3, 2), (2, 0, 3), (1, 1, 1), (5, 7, 3), (33, 17, 65)] {
+            for (m, k, n) in [(0, 3, 2), (2, 0, 3), (1, 1, 1), (5, 7, 3), (33, 17, 65), (64, 300, 48)] {
                 let a = Tensor::randn([m, k], (kind, device));
                 let b = Tensor::randn([k, n], (kind, device));
                 let out = myns::matmul(&a, &b)?;
                 assert_eq!(out.size(), vec![m, n]);
-                let reference = a.to_kind(Kind::Double).mm(&b.to_kind(Kind::Double));
-                if out.numel() > 0 {
-                    assert!(rel_err(&out, &reference) <= tol(kind) * (k as f64).sqrt().max(1.0));
-                }
+                let reference = f64_of(&a).mm(&f64_of(&b));
+                let what = format!("matmul {kind:?} {m}x{k}x{n} {device:?}");
+                bounds::assert_within(&out, &reference, &bounds::matmul(&a, &b, &reference), &what);
             }
             // Transposed views, no copy needed.
             let a = Tensor::randn([9, 4], (kind, device)).tr();
             let b = Tensor::randn([5, 9], (kind, device)).tr();
-            let reference = a.to_kind(Kind::Double).mm(&b.to_kind(Kind::Double));
-            assert!(rel_err(&myns::matmul(&a, &b)?, &reference) <= tol(kind) * 3.0);
+            let reference = f64_of(&a).mm(&f64_of(&b));
+            bounds::assert_within(&myns::matmul(&a, &b)?, &reference, &bounds::matmul(&a, &b, &reference), "matmul, transposed");
+        }
+    }
+    Ok(())
+}
+
+/// The float32 check must reject a product that silently used TF32 (operands
+/// rounded to 10 mantissa bits) while passing myns's own.
+#[test]
+fn float32_matmul_check_rejects_tf32() -> Result<()> {
+    tch::manual_seed(2);
+    for device in devices("float32_matmul_check_rejects_tf32") {
+        for (m, k, n) in [(33, 17, 65), (64, 300, 48), (5, 7, 3)] {
+            let a = Tensor::randn([m, k], (Kind::Float, device));
+            let b = Tensor::randn([k, n], (Kind::Float, device));
+            let reference = f64_of(&a).mm(&f64_of(&b));
+            let bound = bounds::matmul(&a, &b, &reference);
+            let tf32 = f64_of(&bounds::to_tf32(&a)).mm(&f64_of(&bounds::to_tf32(&b))).to_kind(Kind::Float);
+            assert!(!bounds::within(&tf32, &reference, &bound), "a TF32 product passed the float32 bound ({m}x{k}x{n})");
+            bounds::assert_within(&myns::matmul(&a, &b)?, &reference, &bound, "myns::matmul float32");
+        }
+    }
+    Ok(())
+}
+
+/// The row ops from Rust: each element within its bound.
+#[test]
+fn row_ops_match_reference() -> Result<()> {
+    tch::manual_seed(3);
+    for device in devices("row_ops_match_reference") {
+        for kind in KINDS {
+            let x = Tensor::randn([7, 130], (kind, device));
+            let w = Tensor::randn([130], (kind, device));
+            let xd = f64_of(&x);
+            let rms = &xd * (xd.square().mean_dim(-1, true, Kind::Double) + 1e-6).rsqrt() * f64_of(&w);
+            bounds::assert_within(&myns::rms_norm(&x, &w, 1e-6)?, &rms, &bounds::rms_norm(kind, 130, &rms), &format!("rms_norm {kind:?}"));
+            let sm = xd.softmax(-1, Kind::Double);
+            bounds::assert_within(&myns::softmax(&x, -1)?, &sm, &bounds::softmax(&x, &sm), &format!("softmax {kind:?}"));
+            let (a, b) = (xd.narrow(1, 0, 65), xd.narrow(1, 65, 65));
+            let silu = a.silu() * &b;
+            let bound = bounds::silu_and_mul(kind, &x.narrow(1, 0, 65), &silu);
+            bounds::assert_within(&myns::silu_and_mul(&x)?, &silu, &bound, &format!("silu_and_mul {kind:?}"));
+            let scaled = &xd * -1.75;
+            bounds::assert_within(&myns::scale(&x, -1.75)?, &scaled, &bounds::add(kind, &scaled), &format!("scale {kind:?}"));
         }
     }
     Ok(())
@@ -91,14 +122,18 @@ fn autograd_through_the_dispatcher() -> Result<()> {
     let ones = Tensor::ones([3, 2], (Kind::Double, Device::Cpu));
     let ga = ones.mm(&b.detach().tr());
     let gb = a.detach().tr().mm(&ones);
-    assert!(rel_err(&a.grad(), &ga) < 1e-12);
-    assert!(rel_err(&b.grad(), &gb) < 1e-12);
-    assert!(rel_err(&c.grad(), &ones) < 1e-12);
+    bounds::assert_within(&a.grad(), &ga, &bounds::matmul(&ones, &b.detach().tr(), &ga), "grad a");
+    bounds::assert_within(&b.grad(), &gb, &bounds::matmul(&a.detach().tr(), &ones, &gb), "grad b");
+    bounds::assert_within(&c.grad(), &ones, &bounds::add(Kind::Double, &ones), "grad c");
     Ok(())
 }
 
-fn err_text<T: std::fmt::Debug>(r: Result<T>) -> String {
-    format!("{:#}", r.expect_err("expected an error"))
+fn err_text<T: std::fmt::Debug>(r: myns::Result<T>) -> String {
+    r.expect_err("expected an error").to_string()
+}
+
+fn err_kind<T: std::fmt::Debug>(r: myns::Result<T>) -> myns::ErrorKind {
+    r.expect_err("expected an error").kind()
 }
 
 #[test]
@@ -110,8 +145,8 @@ fn errors_name_op_and_argument() {
     assert!(e.contains("myns::matmul") && e.contains("`a`") && e.contains("2-D"), "{e}");
     let e = err_text(myns::matmul(&cpu(&[2, 2], Kind::Float), &cpu(&[2, 2], Kind::Double)));
     assert!(e.contains("`b`") && e.contains("torch.float64"), "{e}");
-    let e = err_text(myns::add(&cpu(&[2], Kind::Int64), &cpu(&[2], Kind::Int64)));
-    assert!(e.contains("myns::add") && e.contains("unsupported dtype torch.int64"), "{e}");
+    let e = err_text(myns::add(&cpu(&[2], Kind::Int8), &cpu(&[2], Kind::Int8)));
+    assert!(e.contains("myns::add") && e.contains("unsupported dtype torch.int8"), "{e}");
     let e = err_text(myns::add(&cpu(&[2], Kind::Bool), &cpu(&[2], Kind::Bool)));
     assert!(e.contains("torch.bool"), "{e}");
     let e = err_text(myns::add(&cpu(&[2, 3], Kind::Float), &cpu(&[3, 2], Kind::Float)));
@@ -122,13 +157,21 @@ fn errors_name_op_and_argument() {
     assert!(myns::add(&cpu(&[2], Kind::Float), &cpu(&[2], Kind::Float)).is_ok());
 }
 
+/// Each kind of error is what PyTorch raises for the same situation.
 #[test]
-fn missing_driver_is_an_error_not_a_crash() {
-    if tch::Cuda::is_available() {
-        return;
-    }
-    let e = myns::cuda::context(0).expect_err("no CUDA here");
-    assert!(format!("{e}").contains("CUDA"), "{e}");
+fn errors_keep_their_kind() -> Result<()> {
+    use myns::ErrorKind;
+    let cpu = |s: &[i64], k: Kind| Tensor::ones(s, (k, Device::Cpu));
+    let x = cpu(&[2, 3], Kind::Float);
+    assert_eq!(err_kind(myns::softmax(&x, 5)), ErrorKind::Index);
+    assert_eq!(err_kind(myns::add(&cpu(&[2], Kind::Bool), &cpu(&[2], Kind::Bool))), ErrorKind::NotImplemented);
+    assert_eq!(err_kind(myns::rms_norm(&x, &cpu(&[3], Kind::Float), -1.0)), ErrorKind::Value);
+    assert_eq!(err_kind(myns::matmul(&x, &x)), ErrorKind::Runtime);
+    let mut i = cpu(&[2], Kind::Int);
+    assert_eq!(err_kind(myns::scale_(&mut i, 2.5)), ErrorKind::Runtime);
+    myns::scale_(&mut i, 2)?;
+    assert_eq!(Vec::<i32>::try_from(&i)?, vec![2, 2]);
+    Ok(())
 }
 
 #[test]

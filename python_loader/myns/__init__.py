@@ -64,7 +64,7 @@ def set_override(name: str, value: str | None) -> None:
     if _lib.myns_set_override(name.encode(), None if value is None else value.encode()) != 0:
         raise ValueError(_lib.myns_last_error().decode())
 
-_PY_TYPES = {"Tensor": torch.Tensor, "float": float, "int": int, "bool": bool}
+_PY_TYPES = {"Tensor": torch.Tensor, "float": float, "int": int, "bool": bool, "str": str, "Scalar": int | float}
 
 
 def _annotation(type_str: str):

@@ -156,8 +156,8 @@ struct WgKernels {
 // in the order of the tables in `tiles`.
 include!(concat!(env!("OUT_DIR"), "/gemm_kernels.rs"));
 
-static GENERIC: cuda::DTypeKernels = crate::dtype_kernels!(kernels::MATMUL, "matmul");
-static REDUCE: cuda::DTypeKernels = crate::dtype_kernels!(kernels::MATMUL_TC, "mm_splitk_reduce");
+static GENERIC: cuda::DTypeKernels = crate::cuda::dtype_kernels!(kernels::MATMUL, "matmul");
+static REDUCE: cuda::DTypeKernels = crate::cuda::dtype_kernels!(kernels::MATMUL_TC, "mm_splitk_reduce");
 
 fn forced() -> Force {
     plan::parse_force(overrides::get(Knob::MatmulKernel).as_deref())

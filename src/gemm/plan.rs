@@ -304,7 +304,7 @@ pub(crate) fn skinny_plan(m: i64, n: i64, k: i64, batch: i64, sms: i64, forced_r
         return None;
     }
     let strips = cdiv(n, SKINNY_NW) * batch.min(65_535);
-    let target = (9 * sms).div_ceil(10);
+    let target = cdiv(9 * sms, 10);
     let ranks = match forced_ranks {
         Some(r) => *SKINNY_CLUSTERS.iter().find(|&&c| c >= r).unwrap_or(&SKINNY_CLUSTERS[SKINNY_CLUSTERS.len() - 1]),
         None => SKINNY_CLUSTERS

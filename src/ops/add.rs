@@ -1,104 +1,85 @@
-//! `myns::add(Tensor a, Tensor b) -> Tensor`: elementwise sum of two tensors of
-//! the same shape, dtype and device.
+//! `add(Tensor a, Tensor b) -> Tensor`: elementwise sum.
 
-use crate::bridge::DeviceKind;
-use crate::cpu::{self, Elem};
-use crate::cuda;
-use crate::registry::{dispatch1, BackwardCtx, Backend, Call, OpSpec, TensorArg, Value};
-use anyhow::Result;
-use std::sync::OnceLock;
+use crate::cuda::{self, elem_kernels, ElemKernels};
+use crate::op::{self, op, Backward, Cuda};
+use crate::ops::Ops;
+use crate::types::{Device, Result, ScalarType};
 use tch::Tensor;
 
-pub static SPEC: OpSpec = OpSpec {
-    name: "add",
-    schema: "add(Tensor a, Tensor b) -> Tensor",
-    doc: "Elementwise sum `a + b` of two tensors with the same shape, dtype and device \
-          (float32, float64, float16 or bfloat16; half types add in float32). \
-          Returns a new contiguous tensor.",
-    forward,
-    meta,
-    backward: Some(backward),
-    save_outputs: false,
-    handle: OnceLock::new(),
-};
-
-/// `a + b` through the dispatcher (autograd included).
-///
-/// ```
-/// let a = tch::Tensor::from_slice(&[1.0f32, 2.0]);
-/// let b = tch::Tensor::from_slice(&[10.0f32, 20.0]);
-/// let c = myns::add(&a, &b)?;
-/// assert_eq!(Vec::<f32>::try_from(&c)?, vec![11.0, 22.0]);
-/// # Ok::<(), anyhow::Error>(())
-/// ```
-pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    dispatch1(&SPEC, &[Value::Tensor(a), Value::Tensor(b)])
+op! {
+    /// Elementwise sum `a + b` of two tensors with the same shape, dtype and
+    /// device (float32, float64, float16, bfloat16, int32 or int64; half types
+    /// add in float32, integers wrap as in `torch.add`). Returns a new
+    /// contiguous tensor. Differentiable.
+    ///
+    /// ```
+    /// let a = tch::Tensor::from_slice(&[1.0f32, 2.0]);
+    /// let b = tch::Tensor::from_slice(&[10.0f32, 20.0]);
+    /// let c = myns::add(&a, &b)?;
+    /// assert_eq!(Vec::<f32>::try_from(&c)?, vec![11.0, 22.0]);
+    /// # Ok::<(), anyhow::Error>(())
+    /// ```
+    fn add(a: Tensor, b: Tensor) -> Tensor;
+    args: Add;
+    cpu: cpu;
+    cuda: cuda;
+    meta: meta;
+    backward: backward;
 }
 
-static KERNELS: cuda::DTypeKernels = crate::dtype_kernels!(crate::kernels::ADD, "add");
+pub(crate) const OPS: Ops = &[Add::spec];
 
-/// Checks shared by every backend; returns the two inputs.
-fn check<'a>(call: &Call<'a>) -> Result<(TensorArg<'a>, TensorArg<'a>)> {
-    let (a, b) = (call.tensor(0)?, call.tensor(1)?);
-    a.dtype()?;
-    a.expect_same_dtype_device(&b)?;
-    if a.dim() != b.dim() {
-        return Err(b.error(format_args!("has {} dimensions but `a` has {}", b.dim(), a.dim())));
+/// Integer types `add` (and `scale`) take besides the float types.
+pub(crate) const INTS: [ScalarType; 2] = [ScalarType::Int, ScalarType::Long];
+
+/// Grid of the streaming elementwise kernels (kernels/elementwise.cuh:
+/// `EW_THREADS` threads, `EW_UNROLL` packs each) for `units` packs or
+/// elements; capped, as their loop strides over the rest.
+pub(crate) fn grid_elementwise(units: i64) -> u32 {
+    use crate::kernel_params::{EW_THREADS, EW_UNROLL};
+    (units.max(1) as u64).div_ceil((EW_THREADS * EW_UNROLL) as u64).min(1 << 20) as u32
+}
+
+static KERNELS: ElemKernels = elem_kernels!(crate::kernels::ADD, "add", "");
+
+fn check(a: &Add) -> Result<ScalarType> {
+    let t = a.a.elem_among(&INTS)?;
+    a.a.expect_same_dtype(&a.b)?;
+    if a.a.dim() != a.b.dim() {
+        return Err(a.b.error(format_args!("has {} dimensions but `a` has {}", a.b.dim(), a.a.dim())));
     }
-    a.expect_same_shape(&b)?;
-    Ok((a, b))
+    a.a.expect_same_shape(&a.b)?;
+    Ok(t)
 }
 
-fn meta(call: &Call) -> Result<Vec<Tensor>> {
-    let (a, _) = check(call)?;
-    Ok(vec![cpu::empty_like(&a)?])
+fn meta(a: &Add) -> Result<Tensor> {
+    check(a)?;
+    op::empty_like(&a.a)
 }
 
-fn forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
-    let (a, b) = check(call)?;
-    let dtype = a.dtype()?;
-    let out = cpu::empty(a.sizes_real()?, dtype, &a)?;
-    let n = a.numel();
+fn cpu(a: &Add) -> Result<Tensor> {
+    check(a)?;
+    Ok(a.a.tensor().f_add(&a.b.tensor())?.f_contiguous()?)
+}
+
+fn cuda(a: &Add, cx: &Cuda) -> Result<Tensor> {
+    let t = check(a)?;
+    let out = op::empty(a.a.sizes_real()?, t, Device::Cuda(cx.device))?;
+    let n = a.a.numel();
     if n == 0 {
-        return Ok(vec![out]);
+        return Ok(out);
     }
-    let (ca, cb) = (cpu::contiguous(&a)?, cpu::contiguous(&b)?);
-    let po = out.data_ptr() as usize;
-    match backend {
-        Backend::Cpu if a.device() == DeviceKind::Cpu => {
-            crate::with_elem!(dtype, T => add_cpu::<T>(ca.ptr, cb.ptr, po, n as usize))
-        }
-        Backend::Cuda { stream } if a.device() == DeviceKind::Cuda => {
-            let f = KERNELS.get(dtype).function(a.device_index() as usize)?;
-            let (pa, pb) = (ca.ptr as u64, cb.ptr as u64);
-            let po = po as u64;
-            let mut params = [cuda::arg(&pa), cuda::arg(&pb), cuda::arg(&po), cuda::arg(&n)];
-            cuda::launch(f, (cuda::grid_1d(n, 256), 1, 1), (256, 1, 1), 0, stream, &mut params)
-                .map_err(|e| call.error(e))?;
-        }
-        _ => return Err(a.unsupported_device()),
-    }
-    Ok(vec![out])
+    let (ca, cb) = (a.a.contiguous()?, a.b.contiguous()?);
+    let (pa, pb, po) = (ca.ptr as u64, cb.ptr as u64, out.data_ptr() as u64);
+    let vec = [pa, pb, po].iter().all(|p| p % 16 == 0) as i32;
+    let units = if vec != 0 { n / (16 / t.kind().elt_size_in_bytes() as i64) } else { n };
+    let f = KERNELS.get(t).ok_or_else(|| a.a.error("has no CUDA kernel"))?.function(cx.device)?;
+    let mut params = [cuda::arg(&pa), cuda::arg(&pb), cuda::arg(&po), cuda::arg(&n), cuda::arg(&vec)];
+    cuda::launch(f, (grid_elementwise(units), 1, 1), (crate::kernel_params::EW_THREADS as u32, 1, 1), 0, cx.stream, &mut params)?;
+    Ok(out)
 }
 
-fn add_cpu<T: Elem>(a: usize, b: usize, out: usize, n: usize) {
-    // SAFETY: a and b are contiguous inputs of n elements of T; out is a fresh
-    // contiguous output of n elements.
-    let (a, b, out) = unsafe {
-        (
-            std::slice::from_raw_parts(a as *const T, n),
-            std::slice::from_raw_parts(b as *const T, n),
-            std::slice::from_raw_parts_mut(out as *mut T, n),
-        )
-    };
-    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
-        *o = T::from_acc(x.to_acc() + y.to_acc());
-    }
-}
-
-fn backward(ctx: &BackwardCtx) -> Result<Vec<Option<Tensor>>> {
+fn backward(ctx: &Backward<Add>) -> Result<Vec<Option<Tensor>>> {
     let Some(g) = ctx.grad(0) else { return Ok(vec![None, None]) };
-    let ga = ctx.needs_grad(0).then(|| g.shallow_clone());
-    let gb = ctx.needs_grad(1).then(|| g.shallow_clone());
-    Ok(vec![ga, gb])
+    Ok(vec![ctx.needs_grad(0).then(|| g.shallow_clone()), ctx.needs_grad(1).then(|| g.shallow_clone())])
 }

@@ -1,83 +1,67 @@
-//! `myns::rms_norm(Tensor x, Tensor weight, float eps) -> Tensor` over the
-//! last dimension, and its gradient as its own op,
-//! `myns::rms_norm_backward(Tensor grad, Tensor x, Tensor weight, float eps) -> (Tensor, Tensor)`.
+//! `rms_norm(Tensor x, Tensor weight, float eps) -> Tensor` over the last
+//! dimension, and its gradient as its own op, `rms_norm_backward`.
 
-use crate::bridge::DeviceKind;
-use crate::cpu::{self, Elem, Real};
-use crate::registry::{dispatch, dispatch1, BackwardCtx, Backend, Call, OpSpec, TensorArg, Value};
-use crate::rowwise::{self, ReduceKernels, RowKernels, RowLaunch, Rows};
+use crate::op::{self, op, Backward, Cuda, TensorArg};
+use crate::ops::Ops;
+use crate::rowwise::{self, reduce_kernels, row_kernels, ReduceKernels, RowKernels, RowLaunch, Rows};
 use crate::cuda;
-use anyhow::{bail, Result};
-use std::sync::OnceLock;
-use tch::Tensor;
+use crate::types::{DType, Device, Result};
+use tch::{Kind, Tensor};
 
-pub static SPEC: OpSpec = OpSpec {
-    name: "rms_norm",
-    schema: "rms_norm(Tensor x, Tensor weight, float eps) -> Tensor",
-    doc: "RMS normalisation over the last dimension: `x / sqrt(mean(x**2, -1) + eps) * weight`, with \
-          `weight` of shape `[x.shape[-1]]`, accumulated in float32 (float64 for float64 inputs) like \
-          `torch.nn.functional.rms_norm`. Differentiable in `x` and `weight`.",
-    forward,
-    meta,
-    backward: Some(backward),
-    save_outputs: false,
-    handle: OnceLock::new(),
-};
-
-pub static BACKWARD_SPEC: OpSpec = OpSpec {
-    name: "rms_norm_backward",
-    schema: "rms_norm_backward(Tensor grad, Tensor x, Tensor weight, float eps) -> (Tensor, Tensor)",
-    doc: "Gradients `(grad_x, grad_weight)` of `rms_norm(x, weight, eps)` given the gradient of its output.",
-    forward: backward_forward,
-    meta: backward_meta,
-    backward: None,
-    save_outputs: false,
-    handle: OnceLock::new(),
-};
-
-/// RMS norm of `x` over its last dimension, times `weight`.
-///
-/// ```
-/// use tch::{Kind, Tensor};
-/// let x = Tensor::from_slice(&[3.0f32, 4.0]).view([1, 2]);
-/// let w = Tensor::ones([2], (Kind::Float, tch::Device::Cpu));
-/// let y = myns::rms_norm(&x, &w, 0.0)?;
-/// // rms = sqrt((9 + 16) / 2)
-/// let rms = (12.5f64).sqrt();
-/// assert!((y.double_value(&[0, 0]) - 3.0 / rms).abs() < 1e-6);
-/// # Ok::<(), anyhow::Error>(())
-/// ```
-pub fn rms_norm(x: &Tensor, weight: &Tensor, eps: f64) -> Result<Tensor> {
-    dispatch1(&SPEC, &[Value::Tensor(x), Value::Tensor(weight), Value::Float(eps)])
+op! {
+    /// RMS normalisation over the last dimension: `x / sqrt(mean(x**2, -1) +
+    /// eps) * weight`, with `weight` of shape `[x.shape[-1]]`, accumulated in
+    /// float32 (float64 for float64 inputs) like
+    /// `torch.nn.functional.rms_norm`. Differentiable in `x` and `weight`;
+    /// runs in float32 under CUDA autocast, as `F.rms_norm` does.
+    ///
+    /// ```
+    /// use tch::{Kind, Tensor};
+    /// let x = Tensor::from_slice(&[3.0f32, 4.0]).view([1, 2]);
+    /// let w = Tensor::ones([2], (Kind::Float, tch::Device::Cpu));
+    /// let y = myns::rms_norm(&x, &w, 0.0)?;
+    /// // rms = sqrt((9 + 16) / 2)
+    /// let rms = (12.5f64).sqrt();
+    /// assert!((y.double_value(&[0, 0]) - 3.0 / rms).abs() < 1e-6);
+    /// # Ok::<(), anyhow::Error>(())
+    /// ```
+    fn rms_norm(x: Tensor, weight: Tensor, eps: float) -> Tensor;
+    args: RmsNorm;
+    cpu: cpu;
+    cuda: cuda;
+    meta: meta;
+    backward: backward;
+    autocast: fp32_on_cuda;
 }
 
-/// `(grad_x, grad_weight)` of [`rms_norm`].
-///
-/// ```
-/// use tch::{Kind, Tensor};
-/// let x = Tensor::randn([3, 4], (Kind::Float, tch::Device::Cpu));
-/// let w = Tensor::ones([4], (Kind::Float, tch::Device::Cpu));
-/// let (gx, gw) = myns::rms_norm_backward(&x.ones_like(), &x, &w, 1e-6)?;
-/// assert_eq!((gx.size(), gw.size()), (vec![3, 4], vec![4]));
-/// # Ok::<(), anyhow::Error>(())
-/// ```
-pub fn rms_norm_backward(grad: &Tensor, x: &Tensor, weight: &Tensor, eps: f64) -> Result<(Tensor, Tensor)> {
-    let mut out = dispatch(&BACKWARD_SPEC, &[Value::Tensor(grad), Value::Tensor(x), Value::Tensor(weight), Value::Float(eps)])?;
-    match (out.pop(), out.pop()) {
-        (Some(gw), Some(gx)) => Ok((gx, gw)),
-        _ => bail!("myns::rms_norm_backward: expected two results"),
-    }
+op! {
+    /// Gradients `(grad_x, grad_weight)` of `rms_norm(x, weight, eps)` given
+    /// the gradient of its output.
+    ///
+    /// ```
+    /// use tch::{Kind, Tensor};
+    /// let x = Tensor::randn([3, 4], (Kind::Float, tch::Device::Cpu));
+    /// let w = Tensor::ones([4], (Kind::Float, tch::Device::Cpu));
+    /// let (gx, gw) = myns::rms_norm_backward(&x.ones_like(), &x, &w, 1e-6)?;
+    /// assert_eq!((gx.size(), gw.size()), (vec![3, 4], vec![4]));
+    /// # Ok::<(), anyhow::Error>(())
+    /// ```
+    fn rms_norm_backward(grad: Tensor, x: Tensor, weight: Tensor, eps: float) -> (Tensor, Tensor);
+    args: RmsNormBackward;
+    cpu: backward_cpu;
+    cuda: backward_cuda;
+    meta: backward_meta;
 }
 
-static KERNELS: ReduceKernels = crate::reduce_kernels!(crate::kernels::RMS_NORM, "rms_norm");
-static BACKWARD_KERNELS: RowKernels = crate::row_kernels!(crate::kernels::RMS_NORM, "rms_norm_backward");
+pub(crate) const OPS: Ops = &[RmsNorm::spec, RmsNormBackward::spec];
 
-/// Checks `x` (>= 1-D), `weight` (`[x.shape[-1]]`) and `eps` (finite, >= 0)
-/// at argument positions `xi`, `wi` and `ei`.
-pub(crate) fn check_norm_args<'a>(call: &Call<'a>, xi: usize, wi: usize, ei: usize) -> Result<(TensorArg<'a>, TensorArg<'a>, f64)> {
-    let (x, w) = (call.tensor(xi)?, call.tensor(wi)?);
-    x.dtype()?;
-    x.expect_same_dtype_device(&w)?;
+static KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::RMS_NORM, "rms_norm");
+static BACKWARD_KERNELS: RowKernels = row_kernels!(crate::kernels::RMS_NORM, "rms_norm_backward");
+
+/// Checks `x` (>= 1-D), `weight` (`[x.shape[-1]]`) and `eps` (finite, >= 0).
+pub(crate) fn check_norm(x: &TensorArg, w: &TensorArg, eps: f64) -> Result<(DType, f64)> {
+    let dtype = x.dtype()?;
+    x.expect_same_dtype(w)?;
     if x.dim() == 0 {
         return Err(x.error("must have at least one dimension"));
     }
@@ -85,147 +69,127 @@ pub(crate) fn check_norm_args<'a>(call: &Call<'a>, xi: usize, wi: usize, ei: usi
     if let (Some(sx), Some(sw)) = (x.sizes(), w.sizes()) {
         let h = sx[sx.len() - 1];
         if sw[0] != h {
-            return Err(w.error(format_args!(
-                "has {} elements but the last dimension of `{}` has size {h}",
-                sw[0],
-                x.name()
-            )));
+            return Err(w.error(format_args!("has {} elements but the last dimension of `{}` has size {h}", sw[0], x.name())));
         }
     }
-    let eps = rowwise::check_scalar(call, ei, 0.0)?;
-    Ok((x, w, eps))
+    Ok((dtype, rowwise::check_float(x, "eps", eps, 0.0)?))
 }
 
-fn meta(call: &Call) -> Result<Vec<Tensor>> {
-    let (x, _, _) = check_norm_args(call, 0, 1, 2)?;
-    Ok(vec![cpu::empty_like(&x)?])
+/// `x * rsqrt(mean(x^2) + eps) * w` with aten, in the accumulation type
+/// (not rounded back).
+pub(crate) fn rms_norm_aten(x: &Tensor, w: &Tensor, eps: f64, acc: Kind) -> Result<Tensor> {
+    let x = x.f_to_kind(acc)?;
+    let r = x.f_square()?.f_mean_dim(&[-1i64][..], true, acc)?.f_add_scalar(eps)?.f_rsqrt()?;
+    Ok(x.f_mul(&r)?.f_mul(&w.f_to_kind(acc)?)?)
 }
 
-fn forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
-    let (x, w, eps) = check_norm_args(call, 0, 1, 2)?;
-    let dtype = x.dtype()?;
-    let out = cpu::empty(x.sizes_real()?, dtype, &x)?;
-    let (rows, h) = rowwise::rows_of(&x)?;
+fn meta(a: &RmsNorm) -> Result<Tensor> {
+    check_norm(&a.x, &a.weight, a.eps)?;
+    op::empty_like(&a.x)
+}
+
+fn cpu(a: &RmsNorm) -> Result<Tensor> {
+    let (dtype, eps) = check_norm(&a.x, &a.weight, a.eps)?;
+    let y = rms_norm_aten(&a.x.tensor(), &a.weight.tensor(), eps, dtype.acc().kind())?;
+    Ok(y.f_to_kind(dtype.kind())?.f_contiguous()?)
+}
+
+fn cuda(a: &RmsNorm, cx: &Cuda) -> Result<Tensor> {
+    let (dtype, eps) = check_norm(&a.x, &a.weight, a.eps)?;
+    let out = op::empty(a.x.sizes_real()?, dtype.scalar_type(), Device::Cuda(cx.device))?;
+    let (rows, h) = rowwise::rows_of(&a.x)?;
     if rows == 0 {
-        return Ok(vec![out]);
+        return Ok(out);
     }
-    let (cx, cw) = (cpu::contiguous(&x)?, cpu::contiguous(&w)?);
+    let (cx_, cw) = (a.x.contiguous()?, a.weight.contiguous()?);
     let po = out.data_ptr() as usize;
-    match backend {
-        Backend::Cpu if x.device() == DeviceKind::Cpu => {
-            crate::with_elem!(dtype, T => rms_norm_cpu::<T>(cx.ptr, cw.ptr, po, rows as usize, h as usize, eps))
-        }
-        Backend::Cuda { stream } if x.device() == DeviceKind::Cuda => {
-            let launch = RowLaunch::reduce(&KERNELS, call, &x, &[cx.ptr, cw.ptr, po], rows, h)?;
-            let (px, pw, po) = (cx.ptr as u64, cw.ptr as u64, po as u64);
-            let mut params = [cuda::arg(&px), cuda::arg(&pw), cuda::arg(&po), cuda::arg(&rows), cuda::arg(&h), cuda::arg(&eps)];
-            launch.launch(call, stream, &mut params)?;
-        }
-        _ => return Err(x.unsupported_device()),
-    }
-    Ok(vec![out])
+    let launch = RowLaunch::reduce(&KERNELS, &a.x, &[cx_.ptr, cw.ptr, po], rows, h)?;
+    let (px, pw, po) = (cx_.ptr as u64, cw.ptr as u64, po as u64);
+    let mut params = [cuda::arg(&px), cuda::arg(&pw), cuda::arg(&po), cuda::arg(&rows), cuda::arg(&h), cuda::arg(&eps)];
+    launch.launch(cx, &mut params)?;
+    Ok(out)
 }
 
-fn rms_norm_cpu<T: Elem>(x: usize, w: usize, out: usize, rows: usize, h: usize, eps: f64) {
-    // SAFETY: contiguous [rows, h] input and output, [h] weight.
-    let (x, w, out) = unsafe { (cpu::slice::<T>(x, rows * h), cpu::slice::<T>(w, h), cpu::slice_mut::<T>(out, rows * h)) };
-    for (xr, or) in x.chunks_exact(h).zip(out.chunks_exact_mut(h)) {
-        let inv = inv_rms(xr, eps);
-        for ((o, &v), &wv) in or.iter_mut().zip(xr).zip(w) {
-            *o = T::from_acc(v.to_acc() * inv * wv.to_acc());
-        }
-    }
-}
-
-/// 1 / sqrt(mean(x^2) + eps), accumulated in T's accumulation type.
-pub(crate) fn inv_rms<T: Elem>(row: &[T], eps: f64) -> T::Acc {
-    let ss = cpu::sum(row, |&v| v.to_acc() * v.to_acc());
-    let one = T::Acc::from_f64(1.0);
-    one / (ss / T::Acc::from_f64(row.len() as f64) + T::Acc::from_f64(eps)).sqrt()
-}
-
-fn backward(ctx: &BackwardCtx) -> Result<Vec<Option<Tensor>>> {
+fn backward(ctx: &Backward<RmsNorm>) -> Result<Vec<Option<Tensor>>> {
     let Some(g) = ctx.grad(0) else { return Ok(vec![None, None]) };
-    let (x, w) = (ctx.input(0)?, ctx.input(1)?);
-    let eps = ctx.inputs.float(2)?;
-    let (gx, gw) = rms_norm_backward(&g, &x, &w, eps)?;
+    let a = &ctx.args;
+    let (gx, gw) = rms_norm_backward(&g, &a.x.tensor(), &a.weight.tensor(), a.eps)?;
     Ok(vec![ctx.needs_grad(0).then_some(gx), ctx.needs_grad(1).then_some(gw)])
 }
 
-fn check_backward<'a>(call: &Call<'a>) -> Result<(TensorArg<'a>, TensorArg<'a>, TensorArg<'a>, f64)> {
-    let g = call.tensor(0)?;
-    let (x, w, eps) = check_norm_args(call, 1, 2, 3)?;
-    x.expect_same_dtype_device(&g)?;
-    x.expect_same_shape(&g)?;
-    Ok((g, x, w, eps))
+fn check_backward(a: &RmsNormBackward) -> Result<(DType, f64)> {
+    let r = check_norm(&a.x, &a.weight, a.eps)?;
+    a.x.expect_same_dtype(&a.grad)?;
+    a.x.expect_same_shape(&a.grad)?;
+    Ok(r)
 }
 
-fn backward_meta(call: &Call) -> Result<Vec<Tensor>> {
-    let (_, x, w, _) = check_backward(call)?;
-    Ok(vec![cpu::empty_like(&x)?, cpu::empty_like(&w)?])
+fn backward_meta(a: &RmsNormBackward) -> Result<(Tensor, Tensor)> {
+    check_backward(a)?;
+    Ok((op::empty_like(&a.x)?, op::empty_like(&a.weight)?))
 }
 
-fn backward_forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
-    let (g, x, w, eps) = check_backward(call)?;
-    let dtype = x.dtype()?;
-    let gx = cpu::empty(x.sizes_real()?, dtype, &x)?;
-    let (rows, h) = rowwise::rows_of(&x)?;
-    let (cg, cx, cw) = (cpu::contiguous(&g)?, cpu::contiguous(&x)?, cpu::contiguous(&w)?);
+/// With xhat = x r, r = rsqrt(mean(x^2) + eps):
+/// grad_x = r (g w - xhat mean(g w xhat)), grad_w = sum over rows of g xhat.
+fn backward_cpu(a: &RmsNormBackward) -> Result<(Tensor, Tensor)> {
+    let (dtype, eps) = check_backward(a)?;
+    backward_aten(&a.grad.tensor(), None, &a.x.tensor(), &a.weight.tensor(), dtype, eps)
+}
+
+/// The gradients through aten, in the accumulation type, rounded once;
+/// `extra` is added to grad_x before the rounding (see `backward_launch`).
+pub(crate) fn backward_aten(g: &Tensor, extra: Option<&Tensor>, x: &Tensor, w: &Tensor, dtype: DType, eps: f64) -> Result<(Tensor, Tensor)> {
+    let acc = dtype.acc().kind();
+    let h = x.size().last().copied().unwrap_or(1);
+    let (x, g, w) = (x.f_to_kind(acc)?, g.f_to_kind(acc)?, w.f_to_kind(acc)?);
+    let r = x.f_square()?.f_mean_dim(&[-1i64][..], true, acc)?.f_add_scalar(eps)?.f_rsqrt()?;
+    let xhat = x.f_mul(&r)?;
+    let gw_ = g.f_mul(&w)?;
+    let dot = gw_.f_mul(&xhat)?.f_mean_dim(&[-1i64][..], true, acc)?;
+    let mut gx = r.f_mul(&gw_.f_sub(&xhat.f_mul(&dot)?)?)?;
+    if let Some(e) = extra {
+        gx = gx.f_add(&e.f_to_kind(acc)?)?;
+    }
+    let gw = g.f_mul(&xhat)?.f_reshape([-1, h])?.f_sum_dim_intlist(&[0i64][..], false, acc)?;
+    Ok((gx.f_to_kind(dtype.kind())?.f_contiguous()?, gw.f_to_kind(dtype.kind())?))
+}
+
+fn backward_cuda(a: &RmsNormBackward, cx: &Cuda) -> Result<(Tensor, Tensor)> {
+    let (dtype, eps) = check_backward(a)?;
+    backward_launch(&a.grad, None, &a.x, &a.weight, dtype, eps, cx)
+}
+
+/// The rms_norm backward kernel: `(grad_x [+ extra], grad_weight)` for the
+/// output gradient `g` of `rms_norm(x, w, eps)`; `extra` (add_rms_norm's
+/// sum gradient, same shape as `x`) is added to grad_x in the same pass.
+pub(crate) fn backward_launch(
+    g: &TensorArg,
+    extra: Option<&TensorArg>,
+    x: &TensorArg,
+    w: &TensorArg,
+    dtype: DType,
+    eps: f64,
+    cx: &Cuda,
+) -> Result<(Tensor, Tensor)> {
+    let gx = op::empty(x.sizes_real()?, dtype.scalar_type(), Device::Cuda(cx.device))?;
+    let (rows, h) = rowwise::rows_of(x)?;
+    let (cg, cx_, cw) = (g.contiguous()?, x.contiguous()?, w.contiguous()?);
+    let ce = extra.map(TensorArg::contiguous).transpose()?;
+    let pe = ce.as_ref().map_or(0, |c| c.ptr);
     let pgx = gx.data_ptr() as usize;
-    let gw = match backend {
-        Backend::Cpu if x.device() == DeviceKind::Cpu => {
-            let gw = cpu::empty(&[h], dtype, &w)?;
-            let pgw = gw.data_ptr() as usize;
-            crate::with_elem!(dtype, T => rms_norm_backward_cpu::<T>(cg.ptr, cx.ptr, cw.ptr, pgx, pgw, rows as usize, h as usize, eps));
-            gw
-        }
-        Backend::Cuda { stream } if x.device() == DeviceKind::Cuda => {
-            // Per-block partial sums of grad_weight, reduced by aten afterwards.
-            let acc_kind = if dtype == crate::registry::DType::F64 { tch::Kind::Double } else { tch::Kind::Float };
-            let launch =
-                RowLaunch::new(&BACKWARD_KERNELS, &x, &[cg.ptr, cx.ptr, cw.ptr, pgx], rows, h, Rows::Block { max_blocks: 256 })?;
-            let partial = Tensor::f_zeros([launch.blocks() as i64, h], (acc_kind, x.tch_device()?))?;
-            if rows > 0 {
-                let (pg, px, pw, po, pp) = (cg.ptr as u64, cx.ptr as u64, cw.ptr as u64, pgx as u64, partial.data_ptr() as u64);
-                let mut params = [
-                    cuda::arg(&pg), cuda::arg(&px), cuda::arg(&pw), cuda::arg(&po), cuda::arg(&pp),
-                    cuda::arg(&rows), cuda::arg(&h), cuda::arg(&eps),
-                ];
-                launch.launch(call, stream, &mut params)?;
-            }
-            partial.f_sum_dim_intlist(&[0i64][..], false, dtype.kind())?
-        }
-        _ => return Err(x.unsupported_device()),
-    };
-    Ok(vec![gx, gw])
-}
-
-#[allow(clippy::too_many_arguments)]
-fn rms_norm_backward_cpu<T: Elem>(g: usize, x: usize, w: usize, gx: usize, gw: usize, rows: usize, h: usize, eps: f64) {
-    // SAFETY: contiguous [rows, h] g, x and gx; [h] w and gw.
-    let (g, x, w, gx, gw) = unsafe {
-        (
-            cpu::slice::<T>(g, rows * h),
-            cpu::slice::<T>(x, rows * h),
-            cpu::slice::<T>(w, h),
-            cpu::slice_mut::<T>(gx, rows * h),
-            cpu::slice_mut::<T>(gw, h),
-        )
-    };
-    let mut acc_w = vec![0f64; h]; // summed over rows: f64, as in cpu::sum
-    let hn = T::Acc::from_f64(h as f64);
-    for ((xr, gr), or) in x.chunks_exact(h.max(1)).zip(g.chunks_exact(h.max(1))).zip(gx.chunks_exact_mut(h.max(1))) {
-        let r = inv_rms(xr, eps);
-        let dot = cpu::sum(xr.iter().zip(gr).zip(w), |((&xv, &gv), &wv)| gv.to_acc() * wv.to_acc() * xv.to_acc() * r);
-        let mean_dot = dot / hn;
-        for (j, o) in or.iter_mut().enumerate() {
-            let xhat = xr[j].to_acc() * r;
-            let gv = gr[j].to_acc();
-            *o = T::from_acc(r * (gv * w[j].to_acc() - xhat * mean_dot));
-            acc_w[j] += (gv * xhat).to_f64();
-        }
+    // Per-block partial sums of grad_weight, reduced by aten afterwards.
+    let launch = RowLaunch::new(&BACKWARD_KERNELS, x, &[cg.ptr, cx_.ptr, cw.ptr, pe, pgx], rows, h, Rows::Block { max_blocks: 256 })?;
+    let partial = Tensor::f_zeros([launch.blocks() as i64, h], (dtype.acc().kind(), tch::Device::Cuda(cx.device)))?;
+    if rows > 0 {
+        let (pg, px, pw, pe, po, pp) =
+            (cg.ptr as u64, cx_.ptr as u64, cw.ptr as u64, pe as u64, pgx as u64, partial.data_ptr() as u64);
+        let mut params = [
+            cuda::arg(&pg), cuda::arg(&px), cuda::arg(&pw), cuda::arg(&pe), cuda::arg(&po), cuda::arg(&pp),
+            cuda::arg(&rows), cuda::arg(&h), cuda::arg(&eps),
+        ];
+        launch.launch(cx, &mut params)?;
     }
-    for (o, a) in gw.iter_mut().zip(acc_w) {
-        *o = T::from_acc(T::Acc::from_f64(a));
-    }
+    // Summed in the accumulation type, rounded once (sum's dtype argument
+    // would round each partial to a half type first).
+    Ok((gx, partial.f_sum_dim_intlist(&[0i64][..], false, None::<tch::Kind>)?.f_to_kind(dtype.kind())?))
 }

@@ -1,72 +1,61 @@
-//! `myns::silu_and_mul(Tensor x) -> Tensor` (SwiGLU): `x = [a, b]` split in
-//! half on the last dimension, returns `silu(a) * b`; its gradient is the op
-//! `myns::silu_and_mul_backward(Tensor grad, Tensor x) -> Tensor`.
+//! `silu_and_mul(Tensor x) -> Tensor` (SwiGLU): `x = [a, b]` split in half on
+//! the last dimension, returns `silu(a) * b`; its gradient is the op
+//! `silu_and_mul_backward`.
 
-use crate::bridge::DeviceKind;
-use crate::cpu::{self, Elem, Real};
-use crate::registry::{dispatch1, BackwardCtx, Backend, Call, OpSpec, TensorArg, Value};
-use crate::rowwise::{self, RowKernels};
 use crate::cuda;
-use anyhow::Result;
-use std::sync::OnceLock;
+use crate::op::{self, op, Backward, Cuda, TensorArg};
+use crate::ops::Ops;
+use crate::rowwise::{self, row_kernels, RowKernels};
+use crate::types::{DType, Device, Result};
 use tch::Tensor;
 
-pub static SPEC: OpSpec = OpSpec {
-    name: "silu_and_mul",
-    schema: "silu_and_mul(Tensor x) -> Tensor",
-    doc: "SwiGLU activation: splits `x` in half on the last dimension into `a` and `b` and returns \
-          `silu(a) * b` (last dimension halved), computed in float32 for half types. Differentiable.",
-    forward,
-    meta,
-    backward: Some(backward),
-    save_outputs: false,
-    handle: OnceLock::new(),
-};
-
-pub static BACKWARD_SPEC: OpSpec = OpSpec {
-    name: "silu_and_mul_backward",
-    schema: "silu_and_mul_backward(Tensor grad, Tensor x) -> Tensor",
-    doc: "Gradient of `silu_and_mul(x)` with respect to `x`, given the gradient of its output.",
-    forward: backward_forward,
-    meta: backward_meta,
-    backward: None,
-    save_outputs: false,
-    handle: OnceLock::new(),
-};
-
-/// `silu(a) * b` where `[a, b] = x` split on the last dimension.
-///
-/// ```
-/// use tch::Tensor;
-/// let x = Tensor::from_slice(&[0.0f32, 1.0, 5.0, 7.0]).view([1, 4]);
-/// let y = myns::silu_and_mul(&x)?; // [silu(0) * 5, silu(1) * 7]
-/// assert_eq!(y.size(), vec![1, 2]);
-/// assert!((y.double_value(&[0, 1]) - 7.0 / (1.0 + (-1.0f64).exp())).abs() < 1e-5);
-/// # Ok::<(), anyhow::Error>(())
-/// ```
-pub fn silu_and_mul(x: &Tensor) -> Result<Tensor> {
-    dispatch1(&SPEC, &[Value::Tensor(x)])
+op! {
+    /// SwiGLU activation: splits `x` in half on the last dimension into `a`
+    /// and `b` and returns `silu(a) * b` (last dimension halved), computed in
+    /// float32 for half types. Differentiable.
+    ///
+    /// ```
+    /// use tch::Tensor;
+    /// let x = Tensor::from_slice(&[0.0f32, 1.0, 5.0, 7.0]).view([1, 4]);
+    /// let y = myns::silu_and_mul(&x)?; // [silu(0) * 5, silu(1) * 7]
+    /// assert_eq!(y.size(), vec![1, 2]);
+    /// assert!((y.double_value(&[0, 1]) - 7.0 / (1.0 + (-1.0f64).exp())).abs() < 1e-5);
+    /// # Ok::<(), anyhow::Error>(())
+    /// ```
+    fn silu_and_mul(x: Tensor) -> Tensor;
+    args: SiluAndMul;
+    cpu: cpu;
+    cuda: cuda;
+    meta: meta;
+    backward: backward;
 }
 
-/// Gradient of [`silu_and_mul`] with respect to `x`.
-///
-/// ```
-/// use tch::{Kind, Tensor};
-/// let x = Tensor::randn([3, 8], (Kind::Float, tch::Device::Cpu));
-/// let gx = myns::silu_and_mul_backward(&Tensor::ones([3, 4], (Kind::Float, tch::Device::Cpu)), &x)?;
-/// assert_eq!(gx.size(), vec![3, 8]);
-/// # Ok::<(), anyhow::Error>(())
-/// ```
-pub fn silu_and_mul_backward(grad: &Tensor, x: &Tensor) -> Result<Tensor> {
-    dispatch1(&BACKWARD_SPEC, &[Value::Tensor(grad), Value::Tensor(x)])
+op! {
+    /// Gradient of `silu_and_mul(x)` with respect to `x`, given the gradient
+    /// of its output.
+    ///
+    /// ```
+    /// use tch::{Kind, Tensor};
+    /// let x = Tensor::randn([3, 8], (Kind::Float, tch::Device::Cpu));
+    /// let gx = myns::silu_and_mul_backward(&Tensor::ones([3, 4], (Kind::Float, tch::Device::Cpu)), &x)?;
+    /// assert_eq!(gx.size(), vec![3, 8]);
+    /// # Ok::<(), anyhow::Error>(())
+    /// ```
+    fn silu_and_mul_backward(grad: Tensor, x: Tensor) -> Tensor;
+    args: SiluAndMulBackward;
+    cpu: backward_cpu;
+    cuda: backward_cuda;
+    meta: backward_meta;
 }
 
-static KERNELS: RowKernels = crate::row_kernels!(crate::kernels::SILU_AND_MUL, "silu_and_mul");
-static BACKWARD_KERNELS: RowKernels = crate::row_kernels!(crate::kernels::SILU_AND_MUL, "silu_and_mul_backward");
+pub(crate) const OPS: Ops = &[SiluAndMul::spec, SiluAndMulBackward::spec];
 
-fn check_x<'a>(call: &Call<'a>, i: usize) -> Result<TensorArg<'a>> {
-    let x = call.tensor(i)?;
-    x.dtype()?;
+static KERNELS: RowKernels = row_kernels!(crate::kernels::SILU_AND_MUL, "silu_and_mul");
+static BACKWARD_KERNELS: RowKernels = row_kernels!(crate::kernels::SILU_AND_MUL, "silu_and_mul_backward");
+
+/// Checks a gated input `[..., 2d]` (shared with `gelu_and_mul`).
+pub(crate) fn check_gated(x: &TensorArg) -> Result<DType> {
+    let dtype = x.dtype()?;
     if x.dim() == 0 {
         return Err(x.error("must have at least one dimension"));
     }
@@ -75,12 +64,12 @@ fn check_x<'a>(call: &Call<'a>, i: usize) -> Result<TensorArg<'a>> {
             return Err(x.error(format_args!("must have an even last dimension, got shape {s:?}")));
         }
     }
-    Ok(x)
+    Ok(dtype)
 }
 
-/// Output of the forward: `x` with its last dimension halved (for the Meta
+/// Output of a gated op: `x` with its last dimension halved (for the Meta
 /// kernel: keeps symbolic sizes).
-fn halved(x: &TensorArg) -> Result<Tensor> {
+pub(crate) fn halved(x: &TensorArg) -> Result<Tensor> {
     let t = x.tensor();
     let half = match x.sizes() {
         Some(s) => t.f_narrow(-1, 0, s[s.len() - 1] / 2)?,
@@ -89,17 +78,27 @@ fn halved(x: &TensorArg) -> Result<Tensor> {
     Ok(half.f_contiguous()?.f_empty_like()?)
 }
 
-fn meta(call: &Call) -> Result<Vec<Tensor>> {
-    let x = check_x(call, 0)?;
-    Ok(vec![halved(&x)?])
+/// Checks a gated op's gradient `grad` against its input `x`.
+pub(crate) fn check_gated_grad(g: &TensorArg, x: &TensorArg) -> Result<DType> {
+    let dtype = check_gated(x)?;
+    x.expect_same_dtype(g)?;
+    if let (Some(sg), Some(sx)) = (g.sizes(), x.sizes()) {
+        let mut expect = sx.to_vec();
+        let last = expect.len() - 1;
+        expect[last] /= 2;
+        if sg != expect.as_slice() {
+            return Err(g.error(format_args!("has shape {sg:?} but the op's output has shape {expect:?}")));
+        }
+    }
+    Ok(dtype)
 }
 
-/// Runs `kernels` over rows of `d` output columns.
-#[allow(clippy::too_many_arguments)]
-fn launch_rows(kernels: &RowKernels, call: &Call, x: &TensorArg, ptrs: &[usize], rows: i64, d: i64, stream: usize) -> Result<()> {
+/// Runs a gated row kernel over rows of `d` output columns (`ptrs`: the
+/// kernel's buffers, contiguous).
+pub(crate) fn launch_gated(kernels: &RowKernels, x: &TensorArg, ptrs: &[usize], extra: &[*mut std::ffi::c_void], rows: i64, d: i64, cx: &Cuda) -> Result<()> {
     let dtype = x.dtype()?;
     let vec = rowwise::can_vectorize(dtype, d, ptrs);
-    let f = kernels.pick(dtype, vec).function(x.device_index() as usize)?;
+    let f = kernels.pick(dtype, vec).function(cx.device)?;
     let units = if vec { d / rowwise::pack(dtype) } else { d };
     // 256 threads: x across a row's packs, y across rows when rows are short.
     let bx = ((units + 31) / 32 * 32).min(256);
@@ -110,112 +109,71 @@ fn launch_rows(kernels: &RowKernels, call: &Call, x: &TensorArg, ptrs: &[usize],
     let mut params: Vec<*mut std::ffi::c_void> = ptrs.iter().map(cuda::arg).collect();
     params.push(cuda::arg(&rows));
     params.push(cuda::arg(&d));
-    cuda::launch(f, (grid_x as u32, grid_y as u32, 1), (bx as u32, by as u32, 1), 0, stream, &mut params).map_err(|e| call.error(e))
+    params.extend_from_slice(extra);
+    cuda::launch(f, (grid_x as u32, grid_y as u32, 1), (bx as u32, by as u32, 1), 0, cx.stream, &mut params)
 }
 
-fn forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
-    let x = check_x(call, 0)?;
-    let dtype = x.dtype()?;
-    let mut sizes = x.sizes_real()?.to_vec();
-    let (rows, h) = rowwise::rows_of(&x)?;
+fn meta(a: &SiluAndMul) -> Result<Tensor> {
+    check_gated(&a.x)?;
+    halved(&a.x)
+}
+
+fn cpu(a: &SiluAndMul) -> Result<Tensor> {
+    let dtype = check_gated(&a.x)?;
+    let x = a.x.tensor().f_to_kind(dtype.acc().kind())?;
+    let ab = x.f_chunk(2, -1)?;
+    Ok(ab[0].f_silu()?.f_mul(&ab[1])?.f_to_kind(dtype.kind())?.f_contiguous()?)
+}
+
+fn cuda(a: &SiluAndMul, cx: &Cuda) -> Result<Tensor> {
+    let dtype = check_gated(&a.x)?;
+    let mut sizes = a.x.sizes_real()?.to_vec();
+    let (rows, h) = rowwise::rows_of(&a.x)?;
     let d = h / 2;
     if let Some(last) = sizes.last_mut() {
         *last = d;
     }
-    let out = cpu::empty(&sizes, dtype, &x)?;
+    let out = op::empty(&sizes, dtype.scalar_type(), Device::Cuda(cx.device))?;
     if rows == 0 || d == 0 {
-        return Ok(vec![out]);
+        return Ok(out);
     }
-    let cx = cpu::contiguous(&x)?;
-    let po = out.data_ptr() as usize;
-    match backend {
-        Backend::Cpu if x.device() == DeviceKind::Cpu => {
-            crate::with_elem!(dtype, T => silu_cpu::<T>(cx.ptr, po, rows as usize, d as usize))
-        }
-        Backend::Cuda { stream } if x.device() == DeviceKind::Cuda => launch_rows(&KERNELS, call, &x, &[cx.ptr, po], rows, d, stream)?,
-        _ => return Err(x.unsupported_device()),
-    }
-    Ok(vec![out])
+    let c = a.x.contiguous()?;
+    launch_gated(&KERNELS, &a.x, &[c.ptr, out.data_ptr() as usize], &[], rows, d, cx)?;
+    Ok(out)
 }
 
-fn sigmoid<A: Real>(v: A) -> A {
-    let one = A::from_f64(1.0);
-    one / (one + (A::default() - v).exp())
-}
-
-fn silu_cpu<T: Elem>(x: usize, out: usize, rows: usize, d: usize) {
-    // SAFETY: contiguous [rows, 2d] input and [rows, d] output.
-    let (x, out) = unsafe { (cpu::slice::<T>(x, rows * 2 * d), cpu::slice_mut::<T>(out, rows * d)) };
-    for (xr, or) in x.chunks_exact(2 * d).zip(out.chunks_exact_mut(d)) {
-        let (a, b) = xr.split_at(d);
-        for ((o, &av), &bv) in or.iter_mut().zip(a).zip(b) {
-            let av = av.to_acc();
-            *o = T::from_acc(av * sigmoid(av) * bv.to_acc());
-        }
-    }
-}
-
-fn backward(ctx: &BackwardCtx) -> Result<Vec<Option<Tensor>>> {
+fn backward(ctx: &Backward<SiluAndMul>) -> Result<Vec<Option<Tensor>>> {
     let Some(g) = ctx.grad(0) else { return Ok(vec![None]) };
-    let x = ctx.input(0)?;
-    Ok(vec![Some(silu_and_mul_backward(&g, &x)?)])
+    Ok(vec![Some(silu_and_mul_backward(&g, &ctx.args.x.tensor())?)])
 }
 
-fn check_backward<'a>(call: &Call<'a>) -> Result<(TensorArg<'a>, TensorArg<'a>)> {
-    let g = call.tensor(0)?;
-    let x = check_x(call, 1)?;
-    x.expect_same_dtype_device(&g)?;
-    if let (Some(sg), Some(sx)) = (g.sizes(), x.sizes()) {
-        let mut expect = sx.to_vec();
-        let last = expect.len() - 1;
-        expect[last] /= 2;
-        if sg != expect.as_slice() {
-            return Err(g.error(format_args!("has shape {sg:?} but the output of silu_and_mul has shape {expect:?}")));
-        }
-    }
-    Ok((g, x))
+fn backward_meta(a: &SiluAndMulBackward) -> Result<Tensor> {
+    check_gated_grad(&a.grad, &a.x)?;
+    op::empty_like(&a.x)
 }
 
-fn backward_meta(call: &Call) -> Result<Vec<Tensor>> {
-    let (_, x) = check_backward(call)?;
-    Ok(vec![cpu::empty_like(&x)?])
+/// With s = sigmoid(a): d/da = g b s (1 + a (1 - s)), d/db = g a s.
+fn backward_cpu(a: &SiluAndMulBackward) -> Result<Tensor> {
+    let dtype = check_gated_grad(&a.grad, &a.x)?;
+    let acc = dtype.acc().kind();
+    let (x, g) = (a.x.tensor().f_to_kind(acc)?, a.grad.tensor().f_to_kind(acc)?);
+    let ab = x.f_chunk(2, -1)?;
+    let s = ab[0].f_sigmoid()?;
+    let one_minus = s.f_neg()?.f_add_scalar(1.0)?;
+    let ga = g.f_mul(&ab[1])?.f_mul(&s)?.f_mul(&ab[0].f_mul(&one_minus)?.f_add_scalar(1.0)?)?;
+    let gb = g.f_mul(&ab[0])?.f_mul(&s)?;
+    Ok(Tensor::f_cat(&[ga, gb], -1)?.f_to_kind(dtype.kind())?.f_contiguous()?)
 }
 
-fn backward_forward(call: &Call, backend: Backend) -> Result<Vec<Tensor>> {
-    let (g, x) = check_backward(call)?;
-    let dtype = x.dtype()?;
-    let gx = cpu::empty(x.sizes_real()?, dtype, &x)?;
-    let (rows, h) = rowwise::rows_of(&x)?;
+fn backward_cuda(a: &SiluAndMulBackward, cx: &Cuda) -> Result<Tensor> {
+    let dtype = check_gated_grad(&a.grad, &a.x)?;
+    let gx = op::empty(a.x.sizes_real()?, dtype.scalar_type(), Device::Cuda(cx.device))?;
+    let (rows, h) = rowwise::rows_of(&a.x)?;
     let d = h / 2;
     if rows == 0 || d == 0 {
-        return Ok(vec![gx]);
+        return Ok(gx);
     }
-    let (cg, cx) = (cpu::contiguous(&g)?, cpu::contiguous(&x)?);
-    let po = gx.data_ptr() as usize;
-    match backend {
-        Backend::Cpu if x.device() == DeviceKind::Cpu => {
-            crate::with_elem!(dtype, T => silu_backward_cpu::<T>(cg.ptr, cx.ptr, po, rows as usize, d as usize))
-        }
-        Backend::Cuda { stream } if x.device() == DeviceKind::Cuda => {
-            launch_rows(&BACKWARD_KERNELS, call, &x, &[cg.ptr, cx.ptr, po], rows, d, stream)?
-        }
-        _ => return Err(x.unsupported_device()),
-    }
-    Ok(vec![gx])
-}
-
-fn silu_backward_cpu<T: Elem>(g: usize, x: usize, gx: usize, rows: usize, d: usize) {
-    // SAFETY: contiguous [rows, d] g, [rows, 2d] x and gx.
-    let (g, x, gx) = unsafe { (cpu::slice::<T>(g, rows * d), cpu::slice::<T>(x, rows * 2 * d), cpu::slice_mut::<T>(gx, rows * 2 * d)) };
-    let one = <T::Acc as Real>::from_f64(1.0);
-    for ((gr, xr), or) in g.chunks_exact(d).zip(x.chunks_exact(2 * d)).zip(gx.chunks_exact_mut(2 * d)) {
-        let (a, b) = xr.split_at(d);
-        let (oa, ob) = or.split_at_mut(d);
-        for j in 0..d {
-            let (av, bv, gv) = (a[j].to_acc(), b[j].to_acc(), gr[j].to_acc());
-            let s = sigmoid(av);
-            oa[j] = T::from_acc(gv * bv * s * (one + av * (one - s)));
-            ob[j] = T::from_acc(gv * av * s);
-        }
-    }
+    let (cg, c) = (a.grad.contiguous()?, a.x.contiguous()?);
+    launch_gated(&BACKWARD_KERNELS, &a.x, &[cg.ptr, c.ptr, gx.data_ptr() as usize], &[], rows, d, cx)?;
+    Ok(gx)
 }

@@ -55,76 +55,20 @@ pub fn check() {
         device_index: *mut i32,
     ) -> ::std::os::raw::c_int = myns::capi::myns_tensor_device;
     let _: unsafe extern "C" fn(t: myns_tensor) = myns::capi::myns_tensor_free;
-    let _: unsafe extern "C" fn(
-        a: myns_tensor,
-        b: myns_tensor,
-        out: *mut myns_tensor,
-    ) -> ::std::os::raw::c_int = myns::capi::myns_add;
-    let _: unsafe extern "C" fn(
-        a: myns_tensor,
-        b: myns_tensor,
-        out: *mut myns_tensor,
-    ) -> ::std::os::raw::c_int = myns::capi::myns_matmul;
-    let _: unsafe extern "C" fn(
-        x: myns_tensor,
-        weight: myns_tensor,
-        eps: f64,
-        out: *mut myns_tensor,
-    ) -> ::std::os::raw::c_int = myns::capi::myns_rms_norm;
-    let _: unsafe extern "C" fn(
-        grad: myns_tensor,
-        x: myns_tensor,
-        weight: myns_tensor,
-        eps: f64,
-        out0: *mut myns_tensor,
-        out1: *mut myns_tensor,
-    ) -> ::std::os::raw::c_int = myns::capi::myns_rms_norm_backward;
-    let _: unsafe extern "C" fn(
-        x: myns_tensor,
-        residual: myns_tensor,
-        weight: myns_tensor,
-        eps: f64,
-    ) -> ::std::os::raw::c_int = myns::capi::myns_fused_add_rms_norm;
-    let _: unsafe extern "C" fn(
-        x: myns_tensor,
-        out: *mut myns_tensor,
-    ) -> ::std::os::raw::c_int = myns::capi::myns_silu_and_mul;
-    let _: unsafe extern "C" fn(
-        grad: myns_tensor,
-        x: myns_tensor,
-        out: *mut myns_tensor,
-    ) -> ::std::os::raw::c_int = myns::capi::myns_silu_and_mul_backward;
-    let _: unsafe extern "C" fn(
-        x: myns_tensor,
-        dim: i64,
-        out: *mut myns_tensor,
-    ) -> ::std::os::raw::c_int = myns::capi::myns_softmax;
-    let _: unsafe extern "C" fn(
-        grad: myns_tensor,
-        output: myns_tensor,
-        dim: i64,
-        out: *mut myns_tensor,
-    ) -> ::std::os::raw::c_int = myns::capi::myns_softmax_backward;
-    let _: unsafe extern "C" fn(
-        x: myns_tensor,
-        alpha: f64,
-        out: *mut myns_tensor,
-    ) -> ::std::os::raw::c_int = myns::capi::myns_scale;
-    let _: unsafe extern "C" fn(x: myns_tensor, alpha: f64) -> ::std::os::raw::c_int = myns::capi::myns_scale_;
-    let _: unsafe extern "C" fn(
-        a: myns_tensor,
-        b: myns_tensor,
-        out: *mut myns_tensor,
-    ) -> ::std::os::raw::c_int = myns::capi::myns_bmm;
 }
 /// The header's constants.
 #[allow(non_camel_case_types, dead_code)]
 pub mod header {
-    pub const MYNS_ABI_VERSION: u32 = 1;
+    pub const MYNS_ABI_VERSION: u32 = 2;
     pub const MYNS_OK: myns_status = 0;
     pub const MYNS_ERROR: myns_status = 1;
     pub const MYNS_ERROR_INVALID_ARGUMENT: myns_status = 2;
     pub const MYNS_ERROR_INTERNAL: myns_status = 3;
+    pub const MYNS_ERROR_OUT_OF_MEMORY: myns_status = 4;
+    pub const MYNS_ERROR_INDEX: myns_status = 5;
+    pub const MYNS_ERROR_NOT_IMPLEMENTED: myns_status = 6;
+    pub const MYNS_ERROR_VALUE: myns_status = 7;
+    pub const MYNS_ERROR_TYPE: myns_status = 8;
     pub type myns_status = ::std::os::raw::c_uint;
     pub const MYNS_UINT8: myns_dtype = 0;
     pub const MYNS_INT8: myns_dtype = 1;

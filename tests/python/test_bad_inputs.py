@@ -1,8 +1,10 @@
 """The bad-input matrix: every op x every argument x every kind of bad or odd
-input. Each case either computes the right answer (against a float64
-reference on the same inputs) or raises a RuntimeError that names the op;
-either way the process carries on and a valid call afterwards works. The run
-prints how many cases were tried and how they ended."""
+input. Each case either computes the right answer (every element within
+the op's bound of a float64 reference on the same inputs,
+tests/python/bounds.py) or raises an error that names the op, of the
+class PyTorch raises for the same problem (`expected_class`); either way
+the process carries on and a valid call afterwards works. The run prints
+how many cases were tried and how they ended."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import torch
 
 import myns
 from conftest import DEVICES
-from op_cases import CASES, call, matches, reference
+from op_cases import CASES, call, expect, mismatch
 
 OUTCOMES: collections.Counter = collections.Counter()
 
@@ -51,10 +53,12 @@ def variants(arg: torch.Tensor, device: str):
     if arg.dim() >= 1 and arg.numel():
         yield "expanded", arg.narrow(0, 0, 1).expand_as(arg)
         yield "strided", torch.stack([arg, arg], -1)[..., 0]
-        with_nan = arg.clone()
+        if not arg.is_floating_point():
+            return  # NaN, inf and huge values are for float tensors
+        with_nan = arg.clone(memory_format=torch.contiguous_format)
         with_nan.view(-1)[0] = float("nan")
         yield "nan", with_nan
-        with_inf = arg.clone()
+        with_inf = arg.clone(memory_format=torch.contiguous_format)
         with_inf.view(-1)[-1] = float("inf")
         yield "inf", with_inf
         big = arg * 1e15 if arg.dtype in (torch.float32, torch.float64) else arg * 1e4
@@ -66,6 +70,8 @@ def scalar_variants(value):
         yield from [("neg", -1.0), ("zero", 0.0), ("nan", float("nan")), ("inf", float("inf")), ("tiny", 1e-300)]
     elif isinstance(value, int):
         yield from [("dim=99", 99), ("dim=-99", -99), ("dim=0", 0)]
+    elif isinstance(value, str):
+        yield from [("str=bogus", "bogus"), ("str=empty", "")]
 
 
 def cases(device):
@@ -79,28 +85,46 @@ def cases(device):
                 yield pytest.param(name, i, label, v, id=f"{name}-arg{i}-{label}")
 
 
+ERRORS = (RuntimeError, ValueError, IndexError, NotImplementedError, TypeError)
+
+
+def expected_class(label, msg):
+    """The exception class PyTorch raises for this kind of bad input."""
+    if label.startswith("dtype="):
+        if "has dtype" in msg and "but `" in msg:
+            return RuntimeError  # a supported dtype that disagrees with another argument's
+        return NotImplementedError  # a dtype without a kernel
+    if label.startswith("dim=") or "outside [0, " in msg:
+        return IndexError  # a dimension or class index out of range
+    if label in ("neg", "nan", "inf") or label.startswith("str="):
+        return ValueError  # a bad value (eps, an unknown mode)
+    return RuntimeError  # shapes, dtypes or devices that disagree, overlapping in-place arguments
+
+
 def run_case(name, i, label, value, device):
     torch.manual_seed(0)
     args = list(CASES[name].args(torch.float32, device))
     args[i] = value
     try:
-        ref = reference(name, args)
+        expected = expect(name, args)
         ref_error = None
     except Exception as e:  # the reference itself rejects these inputs
-        ref, ref_error = None, e
+        expected, ref_error = None, e
     try:
         out = call(name, args)
-    except RuntimeError as e:
+    except ERRORS as e:
         msg = str(e)
         assert "Exception raised from" not in msg, msg
         # Our own checks name the op; PyTorch's in-place/aliasing rules name neither.
         assert f"myns::{name}" in msg or "in-place" in msg or "memory location" in msg, msg
-        return "error"
+        want = expected_class(label, msg)
+        assert isinstance(e, want), f"raised {type(e).__name__}, expected {want.__name__}: {msg}"
+        return f"error:{type(e).__name__}"
     if any(isinstance(o, torch.Tensor) and o.device.type == "meta" for o in out):
         return "meta"  # a meta-only call: shapes, no values to compare
     assert ref_error is None, f"computed a result where the reference fails ({ref_error})"
-    dtype = next(a.dtype for a in args if isinstance(a, torch.Tensor))
-    assert matches(out, ref, dtype), "wrong answer"
+    msg = mismatch(out, expected)
+    assert msg is None, f"wrong answer: {msg}"
     return "ok"
 
 
@@ -119,8 +143,9 @@ def test_bad_input_matrix(device):
         OUTCOMES[(device, outcome)] += 1
         # The process is healthy: a valid call still works.
         good = list(CASES[name].args(torch.float32, device))
-        expected = reference(name, good)
-        assert matches(call(name, good), expected, torch.float32), f"{p.id}: valid call failed afterwards"
+        expected = expect(name, good)
+        msg = mismatch(call(name, good), expected)
+        assert msg is None, f"{p.id}: valid call failed afterwards: {msg}"
     assert not failures, "\n".join(failures[:50]) + f"\n({len(failures)} failures)"
     torch.testing.assert_close(myns.add(torch.ones(2, device=device), torch.ones(2, device=device)), torch.full((2,), 2.0, device=device))
 

@@ -1,12 +1,15 @@
 """Two GPUs: ops on cuda:1 run there, on PyTorch's current stream for cuda:1,
-and leave the current device alone. Skipped with fewer than two GPUs."""
+and leave the current device alone. Marked multi_gpu(2): with fewer GPUs
+they are skipped with that reason, and fail under MYNS_REQUIRE_GPUS=2."""
 
 import pytest
 import torch
 
 import myns
+from conftest import requires_gpus
+from op_cases import check_op
 
-pytestmark = pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two CUDA devices")
+pytestmark = requires_gpus(2)
 
 
 @pytest.mark.parametrize("current", [0, 1])
@@ -14,11 +17,11 @@ def test_ops_on_cuda1(current):
     torch.cuda.set_device(current)
     a = torch.randn(64, 64, device="cuda:1")
     w = torch.randn(64, device="cuda:1")
-    outs = [myns.matmul(a, a), myns.add(a, a), myns.rms_norm(a, w, 1e-6), myns.softmax(a, -1), myns.scale(a, 2.0)]
-    assert all(o.device == torch.device("cuda:1") for o in outs)
-    assert torch.cuda.current_device() == current
-    torch.testing.assert_close(outs[0], a @ a, rtol=1e-4, atol=1e-4)
-    torch.testing.assert_close(outs[3], torch.softmax(a, -1))
+    calls = [("matmul", [a, a]), ("add", [a, a]), ("rms_norm", [a, w, 1e-6]), ("softmax", [a, -1]), ("scale", [a, 2.0])]
+    for name, args in calls:
+        (out,) = check_op(name, args)
+        assert out.device == torch.device("cuda:1"), name
+        assert torch.cuda.current_device() == current, name
 
 
 def test_current_stream_of_cuda1():

@@ -1,0 +1,103 @@
+// Cross-entropy over the rows of [rows, V] logits (row stride `ld`, the
+// last stride 1), a block (or, for short rows, a warp) per row, grid-strided,
+// in float32 (float64 for f64):
+// - forward: loss[r] = logsumexp(x_r) - x_r[t_r]; 0 where t_r == ignore, NaN
+//   where t_r is outside [0, V) (a device-side assert would kill the CUDA
+//   context: the NaN reaches the loss instead, as documented);
+// - gradient: d[r, j] = (softmax(x_r)_j - [j == t_r]) * scale[r * scale_ld]
+//   (0 for ignored rows, NaN for out-of-range targets; scale in the
+//   accumulation type). It may overwrite the
+//   logits (d == x, fused linear cross-entropy): the row's max and sum are
+//   complete before any element is written, and each element is read by the
+//   thread that writes it.
+// One pass computes the max and the sum of exp together (online softmax);
+// the gradient re-reads the row (from cache) to write it.
+#include "rows.cuh"
+
+using myns::Acc;
+using myns::from_acc;
+using myns::MaxSum;
+using myns::Pack;
+using myns::to_acc;
+
+template <typename T, int N>
+__device__ __forceinline__ MaxSum<typename Acc<T>::type> row_state(const T* x, int64_t V) {
+  using A = typename Acc<T>::type;
+  using P = Pack<T, N>;
+  MaxSum<A> st{-INFINITY, A(0)};
+  const P* xp = reinterpret_cast<const P*>(x);
+  for (int64_t i = threadIdx.x; i < V / N; i += blockDim.x) {
+    const P p = xp[i];
+#pragma unroll
+    for (int k = 0; k < N; ++k) myns::push(st, to_acc(p.v[k]));
+  }
+  return myns::row_max_sum(st);
+}
+
+template <typename T, int N>
+__device__ void cross_entropy_fwd_impl(const T* __restrict__ logits, int64_t ld, const int64_t* __restrict__ target,
+                                       typename Acc<T>::type* __restrict__ loss, int64_t rows, int64_t V,
+                                       int64_t ignore) {
+  using A = typename Acc<T>::type;
+  for (int64_t r = myns::first_row(); r < rows; r += myns::row_step()) {
+    const T* x = logits + r * ld;
+    const MaxSum<A> st = row_state<T, N>(x, V);
+    if (threadIdx.x == 0) {
+      const int64_t t = target[r];
+      A l;
+      if (t == ignore) {
+        l = A(0);
+      } else if (t < 0 || t >= V) {
+        l = A(NAN);
+      } else {
+        l = st.m + log(st.s) - to_acc(x[t]);
+      }
+      loss[r] = l;
+    }
+  }
+}
+
+template <typename T, int N>
+__device__ void cross_entropy_bwd_impl(const T* logits, int64_t ld, const int64_t* __restrict__ target,
+                                       const typename Acc<T>::type* __restrict__ scale, int64_t scale_ld, T* d,
+                                       int64_t d_ld,
+                                       int64_t rows, int64_t V, int64_t ignore) {
+  using A = typename Acc<T>::type;
+  using P = Pack<T, N>;
+  for (int64_t r = myns::first_row(); r < rows; r += myns::row_step()) {
+    const T* x = logits + r * ld;
+    const MaxSum<A> st = row_state<T, N>(x, V);
+    const int64_t t = target[r];
+    A f = A(scale[r * scale_ld]);
+    if (t == ignore) f = A(0);
+    if (t != ignore && (t < 0 || t >= V)) f = A(NAN);
+    const A inv = A(1) / st.s;
+    const P* xp = reinterpret_cast<const P*>(x);
+    P* dp = reinterpret_cast<P*>(d + r * d_ld);
+    for (int64_t i = threadIdx.x; i < V / N; i += blockDim.x) {
+      const P p = xp[i];
+      P o;
+#pragma unroll
+      for (int k = 0; k < N; ++k) {
+        const A prob = myns::fast_exp(to_acc(p.v[k]) - st.m) * inv;
+        o.v[k] = from_acc<T>((prob - (i * N + k == t ? A(1) : A(0))) * f);
+      }
+      dp[i] = o;
+    }
+  }
+}
+
+#define MYNS_CE(suffix, T, N)                                                                                  \
+  extern "C" __global__ void MYNS_ROW_BOUNDS cross_entropy_##suffix(const T* logits, int64_t ld,               \
+                                                                    const int64_t* target,                     \
+                                                                    typename Acc<T>::type* loss, int64_t rows, \
+                                                                    int64_t V, int64_t ignore) {               \
+    cross_entropy_fwd_impl<T, N>(logits, ld, target, loss, rows, V, ignore);                                   \
+  }                                                                                                            \
+  extern "C" __global__ void MYNS_ROW_BOUNDS cross_entropy_backward_##suffix(                                  \
+      const T* logits, int64_t ld, const int64_t* target, const typename Acc<T>::type* scale, int64_t scale_ld,  \
+      T* d,                                                                                                    \
+      int64_t d_ld, int64_t rows, int64_t V, int64_t ignore) {                                                 \
+    cross_entropy_bwd_impl<T, N>(logits, ld, target, scale, scale_ld, d, d_ld, rows, V, ignore);               \
+  }
+MYNS_FOR_EACH_FLOAT_VEC(MYNS_CE)

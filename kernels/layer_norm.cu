@@ -1,0 +1,217 @@
+// Layer norm over the last dimension of a contiguous [rows, H] buffer:
+// y = (x - mean) * rsqrt(var + eps) * w + b (biased variance, two passes
+// over the row: the mean, then the squared deviations from it), accumulated
+// in float (double for f64); w and b may be null (ones and zeros).
+// Builds as for rms_norm (src/rowwise.rs picks one): the general one (a
+// block or warp per row, grid-strided, up to kCachedPacks packs per thread
+// kept in registers, longer rows re-read from cache) and the
+// register-resident ones (one or two packs per thread, every load issued
+// before the reductions).
+#include "rows.cuh"
+
+using myns::Acc;
+using myns::from_acc;
+using myns::Pack;
+using myns::to_acc;
+
+// Per-feature parameter pack i, or `fill` when the parameter is absent.
+template <typename P, typename T>
+__device__ __forceinline__ P param_pack(const T* p, int64_t i, T fill) {
+  if (p) return reinterpret_cast<const P*>(p)[i];
+  P q;
+#pragma unroll
+  for (int k = 0; k < (int)(sizeof(P) / sizeof(T)); ++k) q.v[k] = fill;
+  return q;
+}
+
+template <typename T, int N>
+__device__ void layer_norm_impl(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ b,
+                                T* __restrict__ y, int64_t rows, int64_t H, double eps) {
+  using A = typename Acc<T>::type;
+  using P = Pack<T, N>;
+  constexpr int C = myns::kCachedPacks;
+  const int64_t hv = H / N;
+  const bool cached = hv <= (int64_t)C * blockDim.x;
+  const T one = from_acc<T>(A(1)), zero = from_acc<T>(A(0));
+  for (int64_t r = myns::first_row(); r < rows; r += myns::row_step()) {
+    const P* xp = reinterpret_cast<const P*>(x + r * H);
+    P* yp = reinterpret_cast<P*>(y + r * H);
+    P cache[C];
+    A sum = 0;
+    if (cached) {
+#pragma unroll
+      for (int c = 0; c < C; ++c) {
+        const int64_t i = threadIdx.x + (int64_t)c * blockDim.x;
+        if (i < hv) cache[c] = xp[i];
+      }
+#pragma unroll
+      for (int c = 0; c < C; ++c) {
+        const int64_t i = threadIdx.x + (int64_t)c * blockDim.x;
+        if (i < hv) {
+#pragma unroll
+          for (int k = 0; k < N; ++k) sum += to_acc(cache[c].v[k]);
+        }
+      }
+    } else {
+      for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
+        const P p = xp[i];
+#pragma unroll
+        for (int k = 0; k < N; ++k) sum += to_acc(p.v[k]);
+      }
+    }
+    const A mean = myns::row_sum(sum) / A(H);
+    A sq = 0;
+    if (cached) {
+#pragma unroll
+      for (int c = 0; c < C; ++c) {
+        const int64_t i = threadIdx.x + (int64_t)c * blockDim.x;
+        if (i < hv) {
+#pragma unroll
+          for (int k = 0; k < N; ++k) { const A d = to_acc(cache[c].v[k]) - mean; sq += d * d; }
+        }
+      }
+    } else {
+      for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
+        const P p = xp[i];
+#pragma unroll
+        for (int k = 0; k < N; ++k) { const A d = to_acc(p.v[k]) - mean; sq += d * d; }
+      }
+    }
+    const A rstd = rsqrt(myns::row_sum(sq) / A(H) + A(eps));
+    auto write = [&](int64_t i, const P& p) {
+      const P q = param_pack<P>(w, i, one), c = param_pack<P>(b, i, zero);
+      P o;
+#pragma unroll
+      for (int k = 0; k < N; ++k) o.v[k] = from_acc<T>((to_acc(p.v[k]) - mean) * rstd * to_acc(q.v[k]) + to_acc(c.v[k]));
+      yp[i] = o;
+    };
+    if (cached) {
+#pragma unroll
+      for (int c = 0; c < C; ++c) {
+        const int64_t i = threadIdx.x + (int64_t)c * blockDim.x;
+        if (i < hv) write(i, cache[c]);
+      }
+    } else {
+      for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) write(i, xp[i]);
+    }
+  }
+}
+
+// The register-resident form: x, w and b loaded together before the
+// reductions, one row per block or warp.
+template <typename T, int N, int C>
+__device__ void layer_norm_regs_impl(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ b,
+                                     T* __restrict__ y, int64_t rows, int64_t H, double eps) {
+  using A = typename Acc<T>::type;
+  using P = Pack<T, N>;
+  const int64_t r = myns::first_row();
+  if (r >= rows) return;
+  const int hv = (int)(H / N);
+  P xs[C], ws[C], bs[C];
+  myns::load_packs(xs, reinterpret_cast<const P*>(x + r * H), hv);
+  if (w) myns::load_packs(ws, reinterpret_cast<const P*>(w), hv);
+  if (b) myns::load_packs(bs, reinterpret_cast<const P*>(b), hv);
+  A sum = 0;
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) sum += to_acc(xs[c].v[k]);
+  }
+  const A mean = myns::row_sum(sum) / A(H);
+  A sq = 0;
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+    const bool in = threadIdx.x + c * blockDim.x < hv;  // packs past the row are zeros, not deviations
+#pragma unroll
+    for (int k = 0; k < N; ++k) { const A d = in ? to_acc(xs[c].v[k]) - mean : A(0); sq += d * d; }
+  }
+  const A rstd = rsqrt(myns::row_sum(sq) / A(H) + A(eps));
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+      A v = (to_acc(xs[c].v[k]) - mean) * rstd;
+      if (w) v *= to_acc(ws[c].v[k]);
+      if (b) v += to_acc(bs[c].v[k]);
+      xs[c].v[k] = from_acc<T>(v);
+    }
+  }
+  myns::store_packs(reinterpret_cast<P*>(y + r * H), xs, hv);
+}
+
+// Gradients, with xhat = (x - mean) * rstd and gw_ = g * w (g when w is null):
+//   gx = rstd * (gw_ - mean(gw_) - xhat * mean(gw_ * xhat)),
+//   grad_w = sum over rows of g * xhat, grad_b = sum over rows of g.
+// The two sums go per block into pw[blockIdx.x, H] and pb[blockIdx.x, H]
+// (zeroed by the caller, summed over blocks afterwards): no atomics,
+// deterministic.
+template <typename T, int N>
+__device__ void layer_norm_backward_impl(const T* __restrict__ g, const T* __restrict__ x,
+                                         const T* __restrict__ w, T* __restrict__ gx,
+                                         typename Acc<T>::type* __restrict__ pw,
+                                         typename Acc<T>::type* __restrict__ pb, int64_t rows, int64_t H,
+                                         double eps) {
+  using A = typename Acc<T>::type;
+  using P = Pack<T, N>;
+  const int64_t hv = H / N;
+  const T one = from_acc<T>(A(1));
+  A* bw = pw + (int64_t)blockIdx.x * H;
+  A* bb = pb + (int64_t)blockIdx.x * H;
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const P* xp = reinterpret_cast<const P*>(x + r * H);
+    const P* gp = reinterpret_cast<const P*>(g + r * H);
+    P* op = reinterpret_cast<P*>(gx + r * H);
+    A sum = 0;
+    for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
+      const P a = xp[i];
+#pragma unroll
+      for (int k = 0; k < N; ++k) sum += to_acc(a.v[k]);
+    }
+    const A mean = myns::row_sum(sum) / A(H);
+    A sq = 0, s1 = 0, s2 = 0;
+    for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
+      const P a = xp[i], gg = gp[i], q = param_pack<P>(w, i, one);
+#pragma unroll
+      for (int k = 0; k < N; ++k) {
+        const A d = to_acc(a.v[k]) - mean, gw = to_acc(gg.v[k]) * to_acc(q.v[k]);
+        sq += d * d;
+        s1 += gw;
+        s2 += gw * d;
+      }
+    }
+    const A rstd = rsqrt(myns::row_sum(sq) / A(H) + A(eps));
+    const A m1 = myns::row_sum(s1) / A(H);
+    const A m2 = myns::row_sum(s2) * rstd / A(H);  // mean(gw_ * xhat)
+    for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
+      const P a = xp[i], gg = gp[i], q = param_pack<P>(w, i, one);
+      P o;
+#pragma unroll
+      for (int k = 0; k < N; ++k) {
+        const A xhat = (to_acc(a.v[k]) - mean) * rstd, gv = to_acc(gg.v[k]);
+        o.v[k] = from_acc<T>(rstd * (gv * to_acc(q.v[k]) - m1 - xhat * m2));
+        bw[i * N + k] += gv * xhat;
+        bb[i * N + k] += gv;
+      }
+      op[i] = o;
+    }
+  }
+}
+
+#define MYNS_LN(suffix, T, N)                                                                                     \
+  extern "C" __global__ void MYNS_ROW_BOUNDS layer_norm_##suffix(const T* x, const T* w, const T* b, T* y,        \
+                                                                 int64_t rows, int64_t H, double eps) {           \
+    layer_norm_impl<T, N>(x, w, b, y, rows, H, eps);                                                              \
+  }                                                                                                               \
+  extern "C" __global__ void MYNS_ROW_BOUNDS layer_norm_backward_##suffix(                                        \
+      const T* g, const T* x, const T* w, T* gx, typename Acc<T>::type* pw, typename Acc<T>::type* pb,            \
+      int64_t rows, int64_t H, double eps) {                                                                      \
+    layer_norm_backward_impl<T, N>(g, x, w, gx, pw, pb, rows, H, eps);                                            \
+  }                                                                                                               \
+  MYNS_LN_REGS(r1_##suffix, T, N, 1)                                                                              \
+  MYNS_LN_REGS(r2_##suffix, T, N, 2)
+#define MYNS_LN_REGS(suffix, T, N, C)                                                                             \
+  extern "C" __global__ void MYNS_ROW_REGS_BOUNDS layer_norm_##suffix(const T* x, const T* w, const T* b, T* y,   \
+                                                                      int64_t rows, int64_t H, double eps) {      \
+    layer_norm_regs_impl<T, N, C>(x, w, b, y, rows, H, eps);                                                      \
+  }
+MYNS_FOR_EACH_FLOAT_VEC(MYNS_LN)

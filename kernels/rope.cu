@@ -1,0 +1,83 @@
+// Rotary position embedding in HuggingFace's convention (`rotate_half`): for
+// each row x of q [B, Hq, S, D] and k [B, Hk, S, D] (any strides, the last
+// one 1 for the 16-byte path), with c = cos[b, s], s = sin[b, s] ([B or 1,
+// S, D]) and h = D / 2:
+//   out[j]     = x[j] c[j]         - x[j + h] s[j]
+//   out[j + h] = x[j + h] c[j + h] + x[j] s[j + h]      (j < h)
+// computed in float32 for half types. Threads x cover a row's pairs (N at a
+// time), threads y rows; q's rows come first, then k's.
+#include "rows.cuh"
+
+using myns::Acc;
+using myns::from_acc;
+using myns::Pack;
+using myns::to_acc;
+
+// Mirrors `RopeParams` in src/ops/rope.rs field for field (8 bytes each).
+struct RopeParams {
+  const void* x[2];  // q, k
+  void* out[2];
+  const void* cos;
+  const void* sin;
+  int64_t heads[2];
+  int64_t batch, seq, dim;
+  int64_t xs[2][4];  // strides (b, h, s, d) of q and k
+  int64_t os[2][4];  // and of their outputs
+  int64_t cs[3];     // strides (b, s, d) of cos and sin; b is 0 when broadcast
+};
+
+template <typename T, int N>
+__device__ void rope_impl(const RopeParams& p) {
+  using A = typename Acc<T>::type;
+  using P = Pack<T, N>;
+  const int64_t half = p.dim / 2, pairs = half / N;
+  const int64_t j = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * N;  // first pair index
+  if (j >= pairs * N) return;
+  const int64_t rows_q = p.batch * p.heads[0] * p.seq, rows = rows_q + p.batch * p.heads[1] * p.seq;
+  for (int64_t r = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; r < rows; r += (int64_t)gridDim.y * blockDim.y) {
+    const int t = r >= rows_q;  // 0: q, 1: k
+    const int64_t rr = t ? r - rows_q : r, heads = p.heads[t];
+    const int64_t s = rr % p.seq, h = (rr / p.seq) % heads, b = rr / (p.seq * heads);
+    const T* x = static_cast<const T*>(p.x[t]) + b * p.xs[t][0] + h * p.xs[t][1] + s * p.xs[t][2];
+    T* o = static_cast<T*>(p.out[t]) + b * p.os[t][0] + h * p.os[t][1] + s * p.os[t][2];
+    const int64_t coff = b * p.cs[0] + s * p.cs[1];
+    const T* c = static_cast<const T*>(p.cos) + coff;
+    const T* sn = static_cast<const T*>(p.sin) + coff;
+    P x1, x2, c1, c2, s1, s2;
+    if constexpr (N > 1) {  // the last strides are 1 and every row 16-byte aligned
+      x1 = *reinterpret_cast<const P*>(x + j);
+      x2 = *reinterpret_cast<const P*>(x + j + half);
+      c1 = *reinterpret_cast<const P*>(c + j);
+      c2 = *reinterpret_cast<const P*>(c + j + half);
+      s1 = *reinterpret_cast<const P*>(sn + j);
+      s2 = *reinterpret_cast<const P*>(sn + j + half);
+    } else {
+      const int64_t xd = p.xs[t][3], cd = p.cs[2];
+      x1.v[0] = x[j * xd];
+      x2.v[0] = x[(j + half) * xd];
+      c1.v[0] = c[j * cd];
+      c2.v[0] = c[(j + half) * cd];
+      s1.v[0] = sn[j * cd];
+      s2.v[0] = sn[(j + half) * cd];
+    }
+    P o1, o2;
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+      const A a = to_acc(x1.v[k]), bb = to_acc(x2.v[k]);
+      o1.v[k] = from_acc<T>(a * to_acc(c1.v[k]) - bb * to_acc(s1.v[k]));
+      o2.v[k] = from_acc<T>(bb * to_acc(c2.v[k]) + a * to_acc(s2.v[k]));
+    }
+    if constexpr (N > 1) {
+      *reinterpret_cast<P*>(o + j) = o1;
+      *reinterpret_cast<P*>(o + j + half) = o2;
+    } else {
+      const int64_t od = p.os[t][3];
+      o[j * od] = o1.v[0];
+      o[(j + half) * od] = o2.v[0];
+    }
+  }
+}
+
+#define MYNS_ROPE(suffix, T, N) \
+  extern "C" __global__ void rope_##suffix(const RopeParams p) { rope_impl<T, N>(p); }
+MYNS_FOR_EACH_FLOAT_VEC(MYNS_ROPE)

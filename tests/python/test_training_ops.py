@@ -1,0 +1,354 @@
+"""The training-step ops: rope, layer_norm, gelu_and_mul, cross_entropy,
+fused_linear_cross_entropy, add_rms_norm (and their backward ops), plus
+integer add/scale: every element against a float64 reference within the
+op's bound (op_cases.check_op), against PyTorch's and transformers' own
+functions, opcheck, float64 gradcheck, torch.compile(fullgraph, dynamic),
+autocast as aten's counterparts, errors of the right class."""
+
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch.library import opcheck
+
+import myns
+from conftest import DTYPES
+from op_cases import CASES, _ce_loss, ce_target, check_op, norm_input, rope_args, rotate_half
+
+LN_SHAPES = [(1, 8), (3, 5, 6), (7, 130), (2, 3, 1024), (0, 16)]
+
+
+def rand(shape, dtype, device, scale=1.0):
+    return (torch.randn(shape, dtype=torch.float64, device=device) * scale).to(dtype)
+
+
+# --- values ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", LN_SHAPES, ids=str)
+@pytest.mark.parametrize("params", ["wb", "w", "none"])
+def test_layer_norm(shape, params, dtype, device):
+    x = norm_input(shape, dtype, device)
+    w = rand(shape[-1:], dtype, device) if "w" in params else None
+    b = rand(shape[-1:], dtype, device) if "b" in params else None
+    (out,) = check_op("layer_norm", [x, w, b, 1e-5])
+    if x.numel() and dtype in (torch.float32, torch.float64):
+        torch.testing.assert_close(out, F.layer_norm(x, shape[-1:], w, b, 1e-5))
+
+
+@pytest.mark.parametrize("shape", LN_SHAPES, ids=str)
+def test_layer_norm_backward(shape, dtype, device):
+    g, x, w = rand(shape, dtype, device), norm_input(shape, dtype, device), rand(shape[-1:], dtype, device)
+    check_op("layer_norm_backward", [g, x, w, 1e-5])
+    check_op("layer_norm_backward", [g, x, None, 1e-5])
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+@pytest.mark.parametrize("shape", [(1, 2), (3, 5, 6), (7, 130), (2, 3, 2048), (0, 16)], ids=str)
+def test_gelu_and_mul(shape, approximate, dtype, device):
+    x = rand(shape, dtype, device, 3.0)
+    (out,) = check_op("gelu_and_mul", [x, approximate])
+    g = rand(out.shape, dtype, device)
+    check_op("gelu_and_mul_backward", [g, x, approximate])
+
+
+def apply_rotary_pos_emb(q, k, cos, sin):
+    """transformers' apply_rotary_pos_emb (Llama), or a copy of its formula
+    where transformers is not installed."""
+    try:
+        from transformers.models.llama.modeling_llama import apply_rotary_pos_emb as hf
+    except ImportError:
+        c, s = cos.unsqueeze(1), sin.unsqueeze(1)
+        return q * c + rotate_half(q) * s, k * c + rotate_half(k) * s
+    return hf(q, k, cos, sin)
+
+
+@pytest.mark.parametrize("dims", [(2, 3, 1, 5, 8), (1, 32, 8, 17, 128), (3, 4, 4, 1, 64), (2, 2, 2, 3, 6)], ids=str)
+def test_rope(dims, dtype, device):
+    b, hq, hk, s, d = dims
+    q, k, cos, sin = rope_args(dtype, device, b, hq, hk, s, d)
+    oq, ok = check_op("rope", [q, k, cos, sin])
+    # Each output keeps its input's (HF's transposed) layout.
+    assert oq.stride() == q.stride() and ok.stride() == k.stride()
+    hq_, hk_ = apply_rotary_pos_emb(q.double(), k.double(), cos.double(), sin.double())
+    if dtype in (torch.float32, torch.float64):
+        torch.testing.assert_close(oq.double(), hq_, rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(ok.double(), hk_, rtol=1e-5, atol=1e-5)
+    # cos/sin with the batch dimension filled in, and contiguous q.
+    check_op("rope", [q.contiguous(), k, cos.expand(b, s, d).contiguous(), sin.expand(b, s, d).contiguous()])
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("nv", [(7, 33), (64, 1000), (3, 50257), (1, 1), (0, 5)], ids=str)
+def test_cross_entropy(nv, reduction, dtype, device):
+    n, v = nv
+    x = rand(nv, dtype, device, 3.0)
+    t = ce_target(n, v, device)
+    (loss,) = check_op("cross_entropy", [x, t, -100, reduction])
+    if n and dtype in (torch.float32, torch.float64):
+        torch.testing.assert_close(loss, F.cross_entropy(x, t, ignore_index=-100, reduction=reduction), equal_nan=True)
+    g = rand(loss.shape, dtype, device)
+    check_op("cross_entropy_backward", [g, x, t, -100, reduction])
+
+
+def test_cross_entropy_all_ignored_mean_is_nan(device):
+    x = torch.randn(3, 4, device=device)
+    t = torch.full((3,), -100, device=device)
+    assert myns.cross_entropy(x, t).isnan().item() and F.cross_entropy(x, t).isnan().item()
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("nhv", [(11, 8, 40), (37, 16, 300), (4, 64, 33), (1, 3, 2), (0, 4, 5)], ids=str)
+def test_fused_linear_cross_entropy(nhv, reduction, dtype, device):
+    n, h, v = nhv
+    hid, w = rand((n, h), dtype, device), rand((v, h), dtype, device)
+    t = ce_target(n, v, device)
+    (loss,) = check_op("fused_linear_cross_entropy", [hid, w, t, -100, reduction])
+    g = rand(loss.shape, dtype, device)
+    check_op("fused_linear_cross_entropy_backward", [g, hid, w, t, -100, reduction])
+
+
+def test_fused_linear_cross_entropy_matches_unfused_autograd(device):
+    n, h, v = 37, 16, 300
+    hid = torch.randn(n, h, device=device, dtype=torch.float64, requires_grad=True)
+    w = torch.randn(v, h, device=device, dtype=torch.float64, requires_grad=True)
+    t = ce_target(n, v, device)
+    loss = myns.fused_linear_cross_entropy(hid, w, t)
+    gh, gw = torch.autograd.grad(loss, (hid, w))
+    ref = F.cross_entropy(hid @ w.T, t)
+    rh, rw = torch.autograd.grad(ref, (hid, w))
+    torch.testing.assert_close(loss, ref)
+    torch.testing.assert_close(gh, rh)
+    torch.testing.assert_close(gw, rw)
+
+
+@pytest.mark.parametrize("shape", LN_SHAPES, ids=str)
+def test_add_rms_norm(shape, dtype, device):
+    x, r, w = norm_input(shape, dtype, device), norm_input(shape, dtype, device), rand(shape[-1:], dtype, device)
+    y, s = check_op("add_rms_norm", [x, r, w, 1e-6])
+    xi, ri = x.clone(), r.clone()
+    myns.fused_add_rms_norm(xi, ri, w, 1e-6)
+    # The in-place op computes the same values.
+    torch.testing.assert_close(s, ri, rtol=0, atol=0)
+    torch.testing.assert_close(y, xi, rtol=0, atol=0)
+    g, gs = rand(shape, dtype, device), rand(shape, dtype, device)
+    check_op("add_rms_norm_backward", [g, gs, s, w, 1e-6])
+    check_op("add_rms_norm_backward", [g, None, s, w, 1e-6])
+
+
+@pytest.mark.parametrize("dt", [torch.int32, torch.int64])
+def test_integer_add_and_scale(dt, device):
+    a = torch.randint(-1000, 1000, (5, 37), dtype=dt, device=device)
+    b = torch.randint(-1000, 1000, (5, 37), dtype=dt, device=device)
+    torch.testing.assert_close(myns.add(a, b), a + b, rtol=0, atol=0)
+    torch.testing.assert_close(myns.scale(a, 3), a * 3, rtol=0, atol=0)
+    out = myns.scale(a, 2.5)  # an integer times a float: float32, as a * 2.5
+    assert out.dtype == (a * 2.5).dtype
+    torch.testing.assert_close(out, a * 2.5)
+    x = a.clone()
+    myns.scale_(x, 2)
+    torch.testing.assert_close(x, a * 2, rtol=0, atol=0)
+    with pytest.raises(RuntimeError, match="myns::scale_.*alpha"):
+        myns.scale_(x, 2.5)
+    # Strided and 16-byte misaligned integer buffers take the element path.
+    s = a[:, 1:]
+    torch.testing.assert_close(myns.add(s, s), s + s, rtol=0, atol=0)
+    # Wrapping, as torch.add.
+    big = torch.full((3,), torch.iinfo(dt).max, dtype=dt, device=device)
+    torch.testing.assert_close(myns.add(big, big), big + big, rtol=0, atol=0)
+
+
+# --- opcheck, gradcheck, compile ----------------------------------------------------
+
+
+def opcheck_cases(dtype, device):
+    o = dict(dtype=dtype, device=device)
+    x = torch.randn(4, 12, **o)
+    w, b = torch.randn(12, **o), torch.randn(12, **o)
+    q, k, cos, sin = rope_args(dtype, device)
+    n, h, v = 9, 8, 21
+    hid, lw = torch.randn(n, h, **o), torch.randn(v, h, **o)
+    t = ce_target(n, v, device)
+    logits = torch.randn(n, v, **o)
+    diff = dtype != torch.float16 or device != "cpu"
+    rg = lambda u: u.clone().requires_grad_(diff)  # noqa: E731
+    yield torch.ops.myns.layer_norm.default, (rg(x), rg(w), rg(b), 1e-5)
+    yield torch.ops.myns.layer_norm.default, (rg(x), None, None, 1e-5)
+    yield torch.ops.myns.layer_norm_backward.default, (x, x, w, 1e-5)
+    yield torch.ops.myns.gelu_and_mul.default, (rg(x), "tanh")
+    yield torch.ops.myns.gelu_and_mul_backward.default, (x[:, :6].contiguous(), x, "none")
+    yield torch.ops.myns.rope.default, (rg(q), rg(k), rg(cos), rg(sin))
+    yield torch.ops.myns.cross_entropy.default, (rg(logits), t, -100, "mean")
+    yield torch.ops.myns.cross_entropy.default, (rg(logits), t.clamp(min=0), 3, "none")
+    yield torch.ops.myns.cross_entropy_backward.default, (torch.tensor(1.0, **o), logits, t, -100, "sum")
+    yield torch.ops.myns.fused_linear_cross_entropy.default, (rg(hid), rg(lw), t, -100, "mean")
+    yield torch.ops.myns.fused_linear_cross_entropy.default, (rg(hid), rg(lw), t, -100, "none")
+    yield torch.ops.myns.fused_linear_cross_entropy_backward.default, (torch.tensor(1.0, **o), hid, lw, t, -100, "sum")
+    yield torch.ops.myns.add_rms_norm.default, (rg(x), rg(x * 2), rg(w), 1e-6)
+    yield torch.ops.myns.add_rms_norm_backward.default, (x, x, x, w, 1e-6)
+    yield torch.ops.myns.add_rms_norm_backward.default, (x, None, x, w, 1e-6)
+
+
+@pytest.mark.parametrize("case", range(15))
+def test_opcheck(case, dtype, device):
+    op, args = list(opcheck_cases(dtype, device))[case]
+    opcheck(op, args)
+
+
+def test_gradcheck(device):
+    o = dict(dtype=torch.float64, device=device, requires_grad=True)
+    x, w, b = torch.randn(3, 6, **o), torch.randn(6, **o), torch.randn(6, **o)
+    assert torch.autograd.gradcheck(lambda a, c, d: myns.layer_norm(a, c, d, 1e-5), (x, w, b))
+    assert torch.autograd.gradcheck(lambda a: myns.layer_norm(a, None, None, 1e-5), (x,))
+    assert torch.autograd.gradcheck(lambda a, d: myns.layer_norm(a, None, d, 1e-5), (x, b))
+    for approx in ["none", "tanh"]:
+        assert torch.autograd.gradcheck(lambda a: myns.gelu_and_mul(a, approx), (torch.randn(3, 8, **o),))
+    q, k, cos, sin = (t.detach().requires_grad_() for t in rope_args(torch.float64, device, 2, 2, 1, 3, 4))
+    assert torch.autograd.gradcheck(myns.rope, (q, k, cos, sin))
+    assert torch.autograd.gradgradcheck(myns.rope, (q, k, cos, sin))
+    t = ce_target(5, 7, device)
+    for red in ["mean", "sum", "none"]:
+        assert torch.autograd.gradcheck(lambda z: myns.cross_entropy(z, t, -100, red), (torch.randn(5, 7, **o),))
+        assert torch.autograd.gradcheck(
+            lambda hh, ww: myns.fused_linear_cross_entropy(hh, ww, t, -100, red), (torch.randn(5, 3, **o), torch.randn(7, 3, **o))
+        )
+    r = torch.randn(3, 6, **o)
+    assert torch.autograd.gradcheck(lambda a, c, d: myns.add_rms_norm(a, c, d, 1e-6), (x, r, w))
+    assert torch.autograd.gradcheck(lambda a, c, d: myns.add_rms_norm(a, c, d, 1e-6)[0], (x, r, w))
+    assert torch.autograd.gradcheck(lambda a, c, d: myns.add_rms_norm(a, c, d, 1e-6)[1], (x, r, w))
+
+
+def test_compile_training_ops(device):
+    """A small step made of the new ops compiles in one graph, with dynamic
+    shapes, forward and backward, and agrees with eager."""
+
+    def step(hid, w_ln, lm, q, k, cos, sin, t):
+        h = myns.layer_norm(hid, w_ln, None, 1e-5)
+        h = myns.gelu_and_mul(torch.cat([h, h], -1), "tanh")
+        h, s = myns.add_rms_norm(h, hid, w_ln, 1e-6)
+        rq, rk = myns.rope(q, k, cos, sin)
+        return myns.fused_linear_cross_entropy(h + s, lm, t) + myns.cross_entropy(h @ lm.T, t) + rq.sum() + rk.sum()
+
+    def inputs(n):
+        o = dict(device=device)
+        hid = torch.randn(n, 8, **o, requires_grad=True)
+        w_ln = torch.randn(8, **o, requires_grad=True)
+        lm = torch.randn(30, 8, **o, requires_grad=True)
+        q, k, cos, sin = rope_args(torch.float32, device, 1, 2, 1, n, 4)
+        return hid, w_ln, lm, q.requires_grad_(), k.requires_grad_(), cos, sin, ce_target(n, 30, device)
+
+    explanation = torch._dynamo.explain(step)(*inputs(6))
+    assert explanation.graph_break_count == 0
+    compiled = torch.compile(step, fullgraph=True, dynamic=True)
+    for n in (6, 11):
+        args = inputs(n)
+        eager = step(*args)
+        got = compiled(*args)
+        torch.testing.assert_close(got, eager, rtol=1e-5, atol=1e-5)
+        ge = torch.autograd.grad(eager, args[:5])
+        gc = torch.autograd.grad(compiled(*args), args[:5])
+        for a, b in zip(gc, ge):
+            torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_autocast_as_aten(device):
+    """Under torch.autocast each op's result dtype is its aten counterpart's."""
+    dev = "cuda" if device == "cuda" else "cpu"
+    x = torch.randn(4, 8, device=device)
+    xb = x.bfloat16()
+    w = torch.randn(8, device=device)
+    t = torch.randint(0, 8, (4,), device=device)
+    w8 = torch.randn(8, 8, device=device)
+    with torch.autocast(dev, dtype=torch.bfloat16):
+        pairs = [
+            (myns.matmul(x, x.T), torch.matmul(x, x.T)),
+            (myns.bmm(x[None], x.T[None]), torch.bmm(x[None], x.T[None])),
+            (myns.layer_norm(xb, None, None, 1e-5), F.layer_norm(xb, (8,))),
+            (myns.rms_norm(xb, w.bfloat16(), 1e-5), F.rms_norm(xb, (8,), w.bfloat16())),
+            (myns.softmax(xb, -1), torch.softmax(xb, -1)),
+            (myns.cross_entropy(xb, t), F.cross_entropy(xb, t)),
+            (myns.fused_linear_cross_entropy(x, w8, t), F.cross_entropy(F.linear(x, w8), t)),
+        ]
+    for i, (ours, aten) in enumerate(pairs):
+        assert ours.dtype == aten.dtype, f"case {i}: {ours.dtype} vs aten {aten.dtype}"
+
+
+# --- errors ---------------------------------------------------------------------
+
+
+def err(fn, *args, cls=RuntimeError):
+    with pytest.raises(Exception) as info:
+        fn(*args)
+    assert type(info.value) is cls, f"raised {type(info.value).__name__}, expected {cls.__name__}: {info.value}"
+    assert "Exception raised from" not in str(info.value)
+    return str(info.value)
+
+
+def test_errors(device):
+    o = dict(device=device)
+    x = torch.randn(3, 8, **o)
+    assert "`weight`" in err(myns.layer_norm, x, torch.ones(5, **o), None, 1e-5)
+    assert "`bias`" in err(myns.layer_norm, x, None, torch.ones(8, 1, **o), 1e-5)
+    assert "`eps`" in err(myns.layer_norm, x, None, None, -1.0, cls=ValueError)
+    assert "`approximate`" in err(myns.gelu_and_mul, x, "fast", cls=ValueError)
+    assert "even" in err(myns.gelu_and_mul, torch.randn(3, 5, **o), "none")
+    q, k, cos, sin = rope_args(torch.float32, device)
+    assert "`k`" in err(myns.rope, q, k[:, :, :2], cos, sin)
+    assert "`cos`" in err(myns.rope, q, k, cos[:, :3], sin[:, :3])
+    assert "`sin`" in err(myns.rope, q, k, cos, sin[:, :3])
+    assert "dtype" in err(myns.rope, q, k.double(), cos, sin)
+    logits, t = torch.randn(4, 6, **o), torch.tensor([0, 1, 2, 3], **o)
+    assert "`reduction`" in err(myns.cross_entropy, logits, t, -100, "avg", cls=ValueError)
+    assert "int64" in err(myns.cross_entropy, logits, t.int(), cls=NotImplementedError)
+    assert "`target`" in err(myns.cross_entropy, logits, t[:3])
+    assert "`weight`" in err(myns.fused_linear_cross_entropy, logits, torch.randn(9, 5, **o), t)
+    assert "`residual`" in err(myns.add_rms_norm, x, torch.randn(3, 7, **o), torch.ones(8, **o), 1e-6)
+
+
+def test_cross_entropy_target_out_of_range():
+    """On the CPU an IndexError naming the value; on CUDA NaN in that row's
+    loss (documented), and the context stays usable."""
+    logits = torch.randn(4, 6)
+    t = torch.tensor([0, 9, -100, 2])
+    m = err(myns.cross_entropy, logits, t, cls=IndexError)
+    assert "myns::cross_entropy" in m and "9" in m
+    err(myns.fused_linear_cross_entropy, torch.randn(4, 3), torch.randn(6, 3), torch.tensor([0, -5, 1, 1]), cls=IndexError)
+    if torch.cuda.is_available():
+        rows = myns.cross_entropy(logits.cuda(), t.cuda(), -100, "none").cpu()
+        assert rows[1].isnan() and not rows[[0, 2, 3]].isnan().any()
+        assert myns.cross_entropy(logits.cuda(), t.cuda()).isnan().item()
+        assert myns.fused_linear_cross_entropy(torch.randn(4, 3).cuda(), torch.randn(6, 3).cuda(), t.cuda()).isnan().item()
+        # The CUDA context is fine: a valid call works afterwards.
+        ok = myns.cross_entropy(logits.cuda(), torch.tensor([0, 1, 2, 3]).cuda())
+        assert math.isfinite(ok.item())
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.cuda
+def test_fused_linear_cross_entropy_memory():
+    """The [N, V] logits never exist: the extra memory of forward + backward
+    is far below them (a chunk of logits, the gradients, a weight-sized
+    workspace)."""
+    n, h, v = 8192, 256, 32000
+    hid = torch.randn(n, h, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+    w = torch.randn(v, h, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+    t = torch.randint(0, v, (n,), device="cuda")
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    base = torch.cuda.memory_allocated()
+    myns.fused_linear_cross_entropy(hid, w, t).backward()
+    torch.cuda.synchronize()
+    extra = torch.cuda.max_memory_allocated() - base
+    logits_bytes = n * v * 2
+    assert extra < logits_bytes / 4, f"peak extra {extra / 2**20:.0f} MiB vs logits {logits_bytes / 2**20:.0f} MiB"
+
+
+def test_every_training_op_has_a_case():
+    for name in ["rope", "layer_norm", "layer_norm_backward", "gelu_and_mul", "gelu_and_mul_backward", "cross_entropy",
+                 "cross_entropy_backward", "fused_linear_cross_entropy", "fused_linear_cross_entropy_backward",
+                 "add_rms_norm", "add_rms_norm_backward"]:
+        assert name in CASES and name in myns.op_names()
+
+
+_ = (DTYPES, _ce_loss)
