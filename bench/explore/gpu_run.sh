@@ -16,15 +16,15 @@ for step in "$@"; do
   echo "== $step (commit $MYNS_GIT_COMMIT) $(date +%T)"
   case $step in
     explore) timeout 300 python3 bench/explore/matmul_variants.py --out "$OUT" 2>&1 | tee "$OUT/explore.log" | tail -5 || status=1 ;;
-    tests) timeout 420 python3 -m pytest -q -p no:cacheprovider --timeout 300 tests/python/test_matmul_kernels.py tests/python/test_bmm.py 2>&1 \
+    tests) timeout ${TESTS_TIMEOUT_S:-420} python3 -m pytest -q -p no:cacheprovider tests/python/test_matmul_kernels.py tests/python/test_bmm.py 2>&1 \
              | tee "$OUT/pytest.log" | tail -25 || status=1 ;;
     sanitize)
       for tool in memcheck racecheck; do
         only=""; [ $tool = racecheck ] && only=--only-wg
-        timeout 240 compute-sanitizer --tool $tool --error-exitcode 9 python3 tests/python/test_matmul_kernels.py --sanitize $only 2>&1 \
+        timeout ${SAN_TIMEOUT_S:-240} compute-sanitizer --tool $tool --error-exitcode 9 python3 tests/python/test_matmul_kernels.py --sanitize $only 2>&1 \
           | tee "$OUT/sanitize-$tool.log" | tail -4 || status=1
       done ;;
-    bench) timeout 500 python3 bench/bench_matmul.py --out "$OUT" --command "python3 bench/bench_matmul.py --rounds 3" 2>&1 | tee "$OUT/bench.log" | tail -70 || status=1 ;;
+    bench) timeout ${BENCH_TIMEOUT_S:-500} python3 bench/bench_matmul.py --out "$OUT" --command "python3 bench/bench_matmul.py --rounds 3" 2>&1 | tee "$OUT/bench.log" | tail -70 || status=1 ;;
   esac
 done
 exit $status
