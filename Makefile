@@ -1,17 +1,37 @@
 # myns: `make demo` and `make test` work on a fresh machine (set-up included).
 SHELL := /bin/bash
+
+# Supported torch releases, newest first; the first is the default. Adding a
+# release is a word here, plus a block in csrc/compat/tch_compat.h if
+# torch-sys 0.26 does not compile against it. `make test TORCH=2.11.0` builds
+# and tests against another (its own venv and target dir).
+TORCH_VERSIONS := 2.15.0 2.14.1 2.13.0 2.12.1 2.11.0
+DEFAULT_TORCH := $(firstword $(TORCH_VERSIONS))
+# The GPU machine has torch 2.11.0 only: `make gpu-bundle` builds for it.
+GPU_TORCH := 2.11.0
+TORCH ?= $(DEFAULT_TORCH)
+ifeq ($(TORCH),$(DEFAULT_TORCH))
 VENV := $(CURDIR)/.venv
+TARGET_DIR ?= $(CURDIR)/target
+else
+VENV := $(CURDIR)/.venv-torch$(TORCH)
+TARGET_DIR ?= $(CURDIR)/target/torch$(TORCH)
+endif
+export CARGO_TARGET_DIR := $(TARGET_DIR)
 PY := $(VENV)/bin/python
 export VIRTUAL_ENV := $(VENV)
 export PATH := $(VENV)/bin:$(PATH)
 export LIBTORCH_USE_PYTORCH := 1
+# torch-sys 0.26 is made for libtorch 2.13 (csrc/compat/tch_compat.h covers
+# the others); it watches this variable, so a change of torch rebuilds it.
+export LIBTORCH_BYPASS_VERSION_CHECK := torch-$(TORCH)
 TORCH_LIB = $(shell $(PY) -c 'import torch, os; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')
 CARGO_FLAGS := --release
 
-.PHONY: setup build install test test-rust test-python test-gpu demo bench gpu-bundle clean
+.PHONY: setup build install test test-rust test-python test-gpu test-all-torch demo bench wheel wheel-test gpu-bundle clean
 
 setup:
-	@bash scripts/setup.sh
+	@bash scripts/setup.sh $(TORCH) $(VENV)
 
 build: setup
 	cargo build $(CARGO_FLAGS) --all-targets
@@ -29,8 +49,14 @@ test-rust: build
 	LD_LIBRARY_PATH=$(TORCH_LIB) cargo test $(CARGO_FLAGS)
 	env -u LD_LIBRARY_PATH cargo run $(CARGO_FLAGS) --example train
 	env -u LD_LIBRARY_PATH cargo run $(CARGO_FLAGS) -p myns-downstream
+ifeq ($(TORCH),$(DEFAULT_TORCH))
 	RUSTDOCFLAGS="-D warnings" cargo doc $(CARGO_FLAGS) --no-deps
 	cargo clippy $(CARGO_FLAGS) --all-targets -- -D warnings
+endif
+
+# Every supported torch in turn (each: its venv, a build, every test).
+test-all-torch:
+	for v in $(TORCH_VERSIONS); do $(MAKE) test TORCH=$$v || exit 1; done
 
 test-python: install
 	$(PY) -m pytest -q tests/python
@@ -53,10 +79,25 @@ demo: install
 bench: install
 	$(PY) bench/run.py $(BENCH_ARGS)
 
-# Everything the GPU machine needs to run the tests, with nothing to build there.
-gpu-bundle: install
-	bash scripts/gpu_bundle.sh
+# A manylinux wheel for this TORCH, named with its torch and CUDA versions
+# (e.g. myns-0.1.0+torch2.15cu132-py3-none-manylinux_2_34_x86_64.whl), in dist/.
+wheel: setup
+	bash scripts/wheel.sh $(PY)
+
+# The wheel installed into a fresh virtualenv with the same torch, and an op run.
+wheel-test: wheel
+	bash scripts/wheel.sh $(PY) --test $(TORCH)
+
+# Everything the GPU machine (torch $(GPU_TORCH), no Rust, no network) needs to
+# run the tests, built here against that torch, with nothing to build there.
+gpu-bundle:
+ifeq ($(TORCH),$(GPU_TORCH))
+	$(MAKE) install wheel TORCH=$(TORCH)
+	PY=$(PY) bash scripts/gpu_bundle.sh
+else
+	$(MAKE) gpu-bundle TORCH=$(GPU_TORCH)
+endif
 
 clean:
 	cargo clean
-	rm -rf python_loader/myns/*.so .gpu
+	rm -rf python_loader/myns/*.so .gpu dist

@@ -1,6 +1,6 @@
 //! Builds the three non-Rust parts of myns:
-//! 1. every `kernels/*.cu` into a fatbin (SASS for sm_80 and sm_90, PTX as a
-//!    fallback; or one architecture alone for files marked
+//! 1. every `kernels/*.cu` into a fatbin (SASS for sm_80, 86, 89, 90, 100
+//!    and 120, PTX for compute_80; or one architecture alone for files marked
 //!    `// myns-arch: sm_90a`) embedded in the library, plus a generated
 //!    module table;
 //! 2. the C++ registration layer in `csrc/` (cxx bridges in src/ffi.rs and
@@ -22,13 +22,23 @@ mod gemm_tiles {
     include!("src/gemm/tiles.rs");
 }
 
-/// GPU code shipped in every fatbin: SASS for the architectures we target and
-/// PTX for compute_90 so newer GPUs can JIT. PTX ISA from nvcc 13.0 is 9.0,
-/// which the CUDA 13.0 (580) driver accepts.
+/// GPU code shipped in every fatbin: SASS for each architecture we target
+/// (Ampere A100 and RTX 30, L4/RTX 40 (sm_89), Hopper, Blackwell B200 and RTX
+/// 50) and PTX for the oldest, compute_80, which any newer GPU can JIT. PTX
+/// ISA from nvcc 13.0 is 9.0, which the CUDA 13.0 (580) driver accepts.
+/// `SASS_ARCHS` must list the same architectures (error messages).
 const GENCODE: &[&str] = &[
-    "-gencode=arch=compute_80,code=sm_80",
-    "-gencode=arch=compute_90,code=[sm_90,compute_90]",
+    "-gencode=arch=compute_80,code=[sm_80,compute_80]",
+    "-gencode=arch=compute_86,code=sm_86",
+    "-gencode=arch=compute_89,code=sm_89",
+    "-gencode=arch=compute_90,code=sm_90",
+    "-gencode=arch=compute_100,code=sm_100",
+    "-gencode=arch=compute_120,code=sm_120",
 ];
+const SASS_ARCHS: &str = "sm_80, sm_86, sm_89, sm_90 (+ sm_90a kernels), sm_100, sm_120, and PTX for compute_80";
+
+/// The CUDA toolchain `make setup` installs (its own prefix: see scripts/setup.sh).
+const TOOLCHAIN: &str = ".toolchain/cuda-13.0.88";
 
 fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
@@ -86,7 +96,12 @@ fn nvcc_path(root: &Path) -> Result<PathBuf, String> {
             return Ok(p);
         }
     }
-    // The pinned PyPI nvcc that `make setup` installs into the repo's .venv.
+    // The pinned PyPI nvcc that `make setup` installs in its own prefix, or
+    // (older set-ups) into the venv.
+    let own = root.join(TOOLCHAIN).join("nvidia/cu13/bin/nvcc");
+    if own.exists() {
+        return Ok(own);
+    }
     let venv = env::var("VIRTUAL_ENV").map(PathBuf::from).unwrap_or_else(|_| root.join(".venv"));
     if let Ok(entries) = std::fs::read_dir(venv.join("lib")) {
         for e in entries.flatten() {
@@ -97,7 +112,7 @@ fn nvcc_path(root: &Path) -> Result<PathBuf, String> {
         }
     }
     Err("myns build: nvcc not found. Run `make setup` (installs nvidia-cuda-nvcc==13.0.88, \
-         nvidia-nvvm==13.0.88 and nvidia-cuda-crt==13.0.88 into .venv), or set NVCC=/path/to/nvcc \
+         nvidia-nvvm==13.0.88 and nvidia-cuda-crt==13.0.88 into .toolchain/), or set NVCC=/path/to/nvcc \
          or CUDA_HOME to a CUDA 13.0 toolkit."
         .into())
 }
@@ -200,6 +215,8 @@ fn build_kernels(root: &Path, out: &Path) {
         writeln!(table, "pub static {}: crate::cuda::Module = crate::cuda::Module::{ctor};", stem.to_uppercase()).unwrap();
     }
     std::fs::write(out.join("kernels.rs"), table).unwrap();
+    // For the launch layer's error on an unsupported GPU.
+    println!("cargo:rustc-env=MYNS_SASS_ARCHS={SASS_ARCHS}");
 }
 
 fn build_cpp(root: &Path) {
@@ -209,6 +226,11 @@ fn build_cpp(root: &Path) {
     );
     let torch_root = torch_lib.parent().unwrap().to_path_buf();
     let cuda_include = torch_root.join("../nvidia/cu13/include");
+    // crt/host_defines.h (which cuda_runtime_api.h includes) is in no torch
+    // wheel: it comes with nvcc. After everything else, so torch's own CUDA
+    // headers win.
+    let nvcc = nvcc_path(root).unwrap_or_else(|e| panic!("{e}"));
+    let nvcc_include = nvcc.parent().and_then(Path::parent).map(|p| p.join("include")).unwrap();
 
     println!("cargo:rerun-if-changed=csrc");
     println!("cargo:rerun-if-changed=src/bridge.rs");
@@ -219,7 +241,11 @@ fn build_cpp(root: &Path) {
         .include(torch_root.join("include"))
         .include(torch_root.join("include/torch/csrc/api/include"))
         .include(&cuda_include)
-        .std("c++17")
+        .flag("-idirafter")
+        .flag(nvcc_include.to_str().unwrap())
+        // libtorch 2.14+ needs C++20; our csrc has no use for tch_compat.h.
+        .std("c++20")
+        .define("TCH_COMPAT_SKIP", None)
         .define("_GLIBCXX_USE_CXX11_ABI", "1")
         .flag_if_supported("-Wno-unused-parameter")
         .flag_if_supported("-Wno-deprecated-declarations")

@@ -146,7 +146,8 @@ def bench_pair(fns, rounds, rep_ms):
 def run(args) -> dict:
     quick = getattr(args, "quick", False)
     rounds = max(3, getattr(args, "rounds", None) or 3)
-    only = [s for s in (getattr(args, "only", "") or "").split(",") if s]
+    # Classes to run (this script's --only; bench/run.py's --only names benchmarks).
+    only = [s for s in (getattr(args, "matmul_only", "") or "").split(",") if s]
     old_tf32 = torch.backends.cuda.matmul.allow_tf32
     records, rows, notes = [], [], []
     t_start = time.time()
@@ -228,7 +229,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true")
     p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--only", default="", help="comma-separated classes")
+    p.add_argument("--only", dest="matmul_only", default="", help="comma-separated classes")
     p.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"))
     p.add_argument("--command", default=" ".join(["python"] + sys.argv), help="the command line to record in the report")
     args = p.parse_args()

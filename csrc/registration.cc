@@ -25,8 +25,27 @@
 #include "myns/src/bridge.rs.h"
 #include "myns/src/ffi.rs.h"
 
+#include <torch/headeronly/version.h>
+
 namespace myns {
 namespace {
+
+// libtorch 2.13 moved autograd nodes from std::shared_ptr to c10::intrusive_ptr.
+#if TORCH_VERSION_MAJOR > 2 || TORCH_VERSION_MINOR >= 13
+template <class T>
+using NodePtr = c10::intrusive_ptr<T>;
+template <class T, class... A>
+NodePtr<T> make_node(A&&... a) {
+  return c10::make_intrusive<T>(std::forward<A>(a)...);
+}
+#else
+template <class T>
+using NodePtr = std::shared_ptr<T>;
+template <class T, class... A>
+NodePtr<T> make_node(A&&... a) {
+  return std::shared_ptr<T>(new T(std::forward<A>(a)...), torch::autograd::deleteNode);
+}
+#endif
 
 constexpr size_t kMaxArgs = 16;
 constexpr size_t kMaxOuts = 8;
@@ -200,7 +219,7 @@ struct RustNode final : torch::autograd::Node {
     }
     std::vector<at::Tensor> outputs;
     outputs.reserve(outputs_.size());
-    for (auto& s : outputs_) outputs.push_back(s.unpack(shared_from_this()));
+    for (auto& s : outputs_) outputs.push_back(s.unpack(getptr()));
 
     // Arg points into argv, outputs and grads: none of them changes below.
     std::vector<Arg> args, out_args, grad_args;
@@ -258,9 +277,9 @@ struct RustAutogradKernel final : c10::OperatorKernel {
       TORCH_CHECK(!t._fw_grad(/*level=*/0).defined(), "myns::", std::string(op_name(op_)),
                   ": forward-mode AD (jvp) is not implemented");
     }
-    std::shared_ptr<RustNode> node;
+    NodePtr<RustNode> node;
     if (record) {
-      node = std::shared_ptr<RustNode>(new RustNode(op_), torch::autograd::deleteNode);
+      node = make_node<RustNode>(op_);
       std::vector<at::Tensor> tensors;
       node->args_.reserve(n);
       for (size_t i = 0; i < n; ++i) {

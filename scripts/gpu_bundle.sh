@@ -20,11 +20,14 @@ for l in sys.stdin:
     done
 for ex in examples/*.rs; do
   name=$(basename "$ex" .rs)
-  cp "target/release/examples/$name" ".gpu/bin/example_$name"
+  cp "${CARGO_TARGET_DIR:-target}/release/examples/$name" ".gpu/bin/example_$name"
 done
 # Each binary embeds the kernels (~15 MB) and a device call carries 64 MiB
 # in all: ship them xz-compressed (about 6x); gpu_run.sh unpacks them.
-xz -T0 -f .gpu/bin/*
+xz -T0 -f .gpu/bin/* .gpu/libmyns.so
+# The wheel for this torch (scripts/gpu_run.sh wheel installs and runs it there).
+cp dist/myns-*+"$("${PY:-.venv/bin/python}" -c 'import torch; v = torch.__version__.split("+")[0].split("."); print(f"torch{v[0]}.{v[1]}")')"*.whl .gpu/ 2>/dev/null \
+  || echo "no wheel in dist/ for this torch: scripts/gpu_run.sh wheel will fail"
 # The commit the bundle was built from, for benchmark reports (no .git there).
 echo "$(git rev-parse HEAD 2>/dev/null || echo unknown)$(git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo -dirty)" > .gpu/COMMIT
 # Liger-Kernel has no GPU-machine copy and that machine has no network.

@@ -9,6 +9,8 @@
 #             over tests/gpu/sanitize_workload.py; about 8 minutes on an H100
 #   tests     the Rust test binaries, the example, the whole pytest suite, the demo
 #   bench     bench/run.py (every benchmark; report to $OUT)
+#   wheel     the bundle's wheel installed into a fresh virtualenv that sees
+#             the machine's torch, and ops run on CPU and CUDA
 set -uo pipefail
 what=${1:-all}
 OUT=${OUT:-/tmp/myns-gpu}
@@ -21,10 +23,10 @@ export LD_LIBRARY_PATH=$TORCH_LIB:/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}
 # The GPU copy has no .git: the commit comes from the bundle.
 export MYNS_GIT_COMMIT=${MYNS_GIT_COMMIT:-$(cat .gpu/COMMIT 2>/dev/null || echo unknown)}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/gpu.txt"
-# The bundle's binaries come xz-compressed (scripts/gpu_bundle.sh).
+# The bundle's library and binaries come xz-compressed (scripts/gpu_bundle.sh).
 python3 - <<'PY'
 import glob, lzma, os
-for f in glob.glob(".gpu/bin/*.xz"):
+for f in glob.glob(".gpu/bin/*.xz") + glob.glob(".gpu/*.xz"):
     with lzma.open(f) as src, open(f[:-3], "wb") as dst:
         dst.write(src.read())
     os.chmod(f[:-3], 0o755)
@@ -139,6 +141,23 @@ test_gpu() {
 
 if [ "$what" = test-gpu ]; then
   test_gpu
+fi
+if [ "$what" = wheel ]; then
+  # No network: the venv sees the installed torch (--system-site-packages)
+  # and the wheel brings nothing else.
+  rm -rf /tmp/myns-wheel-venv
+  python3 -m venv --system-site-packages /tmp/myns-wheel-venv
+  /tmp/myns-wheel-venv/bin/python -m pip install -q --no-index --no-deps .gpu/myns-*.whl 2>&1 | tee "$OUT/wheel.log"
+  (cd /tmp && env -u MYNS_LIBRARY -u PYTHONPATH /tmp/myns-wheel-venv/bin/python -c '
+import torch, myns
+x = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+assert torch.equal(myns.add(x, x), 2 * x)
+y = x.cuda()
+assert torch.equal(myns.add(y, y).cpu(), 2 * x)
+assert torch.allclose(myns.matmul(y, y.T).cpu(), x @ x.T)
+print(f"wheel ok: {myns.library_path()} with torch {torch.__version__} on CPU and {torch.cuda.get_device_name()}")
+') 2>&1 | tee -a "$OUT/wheel.log" | tail -3
+  grep -q "wheel ok" "$OUT/wheel.log" || status=1
 fi
 if [ "$what" = tests ] || [ "$what" = all ]; then
   installed_layout

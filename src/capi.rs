@@ -48,10 +48,18 @@ pub extern "C" fn myns_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr() as *const c_char
 }
 
+/// The torch the library was built against, behind a marker that the Python
+/// package finds in the file's bytes before it loads the library: a library
+/// built for another torch is then an ImportError naming both versions, not
+/// an undefined symbol from the dynamic loader.
+const TORCH_MARKER_PREFIX: &str = "myns-built-against-torch=";
+#[used]
+static TORCH_MARKER: &str = concat!("myns-built-against-torch=", env!("MYNS_TORCH_VERSION"), "\0");
+
 /// The version of the torch the library was built against, e.g. "2.11.0+cu130".
 #[no_mangle]
 pub extern "C" fn myns_torch_version() -> *const c_char {
-    concat!(env!("MYNS_TORCH_VERSION"), "\0").as_ptr() as *const c_char
+    TORCH_MARKER[TORCH_MARKER_PREFIX.len()..].as_ptr() as *const c_char
 }
 
 /// The library's ABI version ([`MYNS_ABI_VERSION`]).

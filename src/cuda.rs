@@ -160,9 +160,26 @@ impl Kernel {
                     )));
                 }
                 let ctx = context(device)?;
-                let m = ctx
-                    .load_module(cudarc::nvrtc::Ptx::from_binary(self.module.image.to_vec()))
-                    .map_err(|e| driver_error(format_args!("myns: loading CUDA module `{}` on cuda:{device} failed", self.module.name), e))?;
+                let cc = device_info(device)?.cc;
+                let unsupported = || {
+                    Error::not_implemented(format!(
+                        "myns: cuda:{device} has compute capability {}.{}, which myns cannot run on: its kernels are built for {} \
+                         (compute capability 8.0 and newer)",
+                        cc.0,
+                        cc.1,
+                        env!("MYNS_SASS_ARCHS")
+                    ))
+                };
+                if cc.0 < 8 {
+                    return Err(unsupported());
+                }
+                let m = ctx.load_module(cudarc::nvrtc::Ptx::from_binary(self.module.image.to_vec())).map_err(|e| {
+                    use sys::CUresult::*;
+                    match e.0 {
+                        CUDA_ERROR_NO_BINARY_FOR_GPU => unsupported(),
+                        _ => driver_error(format_args!("myns: loading CUDA module `{}` on cuda:{device} failed", self.module.name), e),
+                    }
+                })?;
                 let _ = self.module.loaded[device].set(m.clone());
                 m
             }

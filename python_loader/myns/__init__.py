@@ -37,7 +37,41 @@ def library_path() -> str:
     return str(found[0])
 
 
+_MARKER = b"myns-built-against-torch="
+
+
+def _minor(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in version.split("+")[0].split(".")[:2])
+
+
+def built_against(path: str) -> str | None:
+    """The torch version the library at ``path`` was built against, read from
+    the file without loading it (``None`` for a library without the record)."""
+    import mmap
+
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+        i = m.find(_MARKER)
+        if i < 0:
+            return None
+        return m[i + len(_MARKER) : m.find(b"\0", i)].decode()
+
+
+def _check_torch_version(path: str) -> None:
+    # Checked before the library is loaded: one built for another torch
+    # would fail in the dynamic loader with an undefined symbol.
+    built = built_against(path)
+    if built is not None and _minor(built) != _minor(torch.__version__):
+        raise ImportError(
+            f"myns: {path} was built against torch {built}, but this environment has torch "
+            f"{torch.__version__}; a library works only with the torch minor version it was "
+            "built against. Rebuild it here: `pip install --no-build-isolation --no-deps "
+            "--force-reinstall .` in a myns checkout (`make install TORCH=<version>` in one "
+            f"made with the Makefile), or install the myns wheel built for torch {torch.__version__.split('+')[0]}."
+        )
+
+
 _PATH = library_path()
+_check_torch_version(_PATH)
 torch.ops.load_library(_PATH)
 # Same handle the dlopen above made; used for the library's C queries.
 _lib = ctypes.CDLL(_PATH)
@@ -120,3 +154,8 @@ for _i, _name in enumerate(op_names()):
     globals()[_name] = _wrapper(_name, _lib.myns_op_doc(_i).decode())
     __all__.append(_name)
 del _i, _name
+
+from . import nn  # noqa: E402  (layers on the ops above; needs the library loaded)
+from .nn import patch  # noqa: E402
+
+__all__ += ["nn", "patch"]

@@ -1,0 +1,230 @@
+"""Layers built on the myns ops, and ``patch(model)``, which swaps a
+transformers Llama, Mistral or Qwen2 model's pieces for them in place.
+
+Everything here is plain ``torch.nn`` code calling ``torch.ops.myns.*``: it
+runs in eager mode, under ``torch.compile(fullgraph=True)``, under
+``torch.autocast`` (the ops are registered for it as their aten
+counterparts are) and under DDP/FSDP2 (parameters stay ordinary
+parameters).
+"""
+
+from __future__ import annotations
+
+import types
+
+import torch
+from torch import nn
+
+__all__ = ["RMSNorm", "LayerNorm", "SwiGLUMLP", "patch"]
+
+ops = torch.ops.myns
+
+
+class RMSNorm(nn.Module):
+    """``x / sqrt(mean(x^2) + eps) * weight`` over the last dimension, in one
+    pass (float32 accumulation for half types). transformers' LlamaRMSNorm
+    rounds the normalised value to the input dtype before multiplying by the
+    weight; this rounds once, after: the two differ by at most one unit in
+    the last place of the output's dtype."""
+
+    def __init__(self, hidden_size: int, eps: float = 1e-6, device=None, dtype=None):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(hidden_size, device=device, dtype=dtype))
+        self.eps = eps
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return ops.rms_norm(x, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{tuple(self.weight.shape)}, eps={self.eps}"
+
+
+class LayerNorm(nn.Module):
+    """``torch.nn.LayerNorm`` over the last dimension, on ``myns.layer_norm``."""
+
+    def __init__(self, hidden_size: int, eps: float = 1e-5, elementwise_affine: bool = True, bias: bool = True,
+                 device=None, dtype=None):
+        super().__init__()
+        self.eps = eps
+        kw = dict(device=device, dtype=dtype)
+        self.weight = nn.Parameter(torch.ones(hidden_size, **kw)) if elementwise_affine else None
+        self.bias = nn.Parameter(torch.zeros(hidden_size, **kw)) if elementwise_affine and bias else None
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return ops.layer_norm(x, self.weight, self.bias, self.eps)
+
+
+class SwiGLUMLP(nn.Module):
+    """``down(silu(gate(x)) * up(x))`` with gate and up as one projection
+    (one GEMM) and ``myns.silu_and_mul`` between: the gated product needs
+    no intermediate of its own. ``from_hf`` builds one from a transformers
+    MLP (``gate_proj``, ``up_proj``, ``down_proj``), weights copied."""
+
+    def __init__(self, hidden_size: int, intermediate_size: int, bias: bool = False, device=None, dtype=None):
+        super().__init__()
+        kw = dict(bias=bias, device=device, dtype=dtype)
+        self.gate_up_proj = nn.Linear(hidden_size, 2 * intermediate_size, **kw)
+        self.down_proj = nn.Linear(intermediate_size, hidden_size, **kw)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.down_proj(ops.silu_and_mul(self.gate_up_proj(x)))
+
+    @classmethod
+    def from_hf(cls, mlp: nn.Module) -> "SwiGLUMLP":
+        g, u, d = mlp.gate_proj, mlp.up_proj, mlp.down_proj
+        w = g.weight
+        new = cls(g.in_features, g.out_features, bias=g.bias is not None, device=w.device, dtype=w.dtype)
+        with torch.no_grad():
+            new.gate_up_proj.weight.copy_(torch.cat([g.weight, u.weight]))
+            new.down_proj.weight.copy_(d.weight)
+            if g.bias is not None:
+                new.gate_up_proj.bias.copy_(torch.cat([g.bias, u.bias]))
+                new.down_proj.bias.copy_(d.bias)
+        return new.train(mlp.training)
+
+
+# --- patch ----------------------------------------------------------------
+
+_FAMILIES = {
+    "LlamaForCausalLM": "llama",
+    "LlamaModel": "llama",
+    "MistralForCausalLM": "mistral",
+    "MistralModel": "mistral",
+    "Qwen2ForCausalLM": "qwen2",
+    "Qwen2Model": "qwen2",
+}
+
+
+def _rope(q, k, cos, sin, position_ids=None, unsqueeze_dim=1):
+    """transformers' apply_rotary_pos_emb on myns.rope (q, k as [B, H, S, D])."""
+    if unsqueeze_dim != 1 or cos.dim() != 3:
+        raise NotImplementedError(
+            f"myns.patch: apply_rotary_pos_emb with unsqueeze_dim={unsqueeze_dim} and cos of rank {cos.dim()} "
+            "(myns.rope takes q, k as [B, H, S, D] and cos, sin as [B, S, D])"
+        )
+    return ops.rope(q, k, cos, sin)
+
+
+_ROPE_FORWARDS: dict = {}
+
+
+def _rope_forward(cls):
+    """``cls.forward`` with ``apply_rotary_pos_emb`` bound to myns.rope: the
+    same code over a copy of its module's globals, so only the patched
+    model's attention changes, not every model of the family."""
+    if cls not in _ROPE_FORWARDS:
+        fn = cls.forward
+        if "apply_rotary_pos_emb" not in fn.__code__.co_names:
+            raise NotImplementedError(f"myns.patch: {cls.__name__}.forward does not call apply_rotary_pos_emb")
+        g = dict(fn.__globals__, apply_rotary_pos_emb=_rope)
+        new = types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
+        new.__kwdefaults__ = fn.__kwdefaults__
+        _ROPE_FORWARDS[cls] = new
+    return _ROPE_FORWARDS[cls]
+
+
+def _decoder_forward(self, hidden_states, attention_mask=None, position_ids=None, past_key_values=None,
+                     use_cache=False, position_embeddings=None, **kwargs):
+    """The decoder layer with the residual add and the post-attention norm
+    fused (myns.add_rms_norm)."""
+    residual = hidden_states
+    hidden_states = self.input_layernorm(hidden_states)
+    hidden_states, _ = self.self_attn(
+        hidden_states=hidden_states,
+        attention_mask=attention_mask,
+        position_ids=position_ids,
+        past_key_values=past_key_values,
+        use_cache=use_cache,
+        position_embeddings=position_embeddings,
+        **kwargs,
+    )
+    norm = self.post_attention_layernorm
+    hidden_states, residual = ops.add_rms_norm(hidden_states, residual, norm.weight, norm.eps)
+    return residual + self.mlp(hidden_states)
+
+
+def _causal_lm_forward(self, input_ids=None, attention_mask=None, position_ids=None, past_key_values=None,
+                       inputs_embeds=None, labels=None, use_cache=None, logits_to_keep=0, **kwargs):
+    """The causal LM with the loss on myns.fused_linear_cross_entropy when
+    labels are given: the [tokens, vocab] logits never exist (``logits`` is
+    then None). Without labels, the original forward."""
+    if labels is None:
+        return self._myns_original_forward(input_ids=input_ids, attention_mask=attention_mask,
+                                           position_ids=position_ids, past_key_values=past_key_values,
+                                           inputs_embeds=inputs_embeds, use_cache=use_cache,
+                                           logits_to_keep=logits_to_keep, **kwargs)
+    from transformers.modeling_outputs import CausalLMOutputWithPast
+
+    num_items = kwargs.pop("num_items_in_batch", None)
+    ignore_index = kwargs.pop("ignore_index", -100)
+    outputs = self.model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
+                         past_key_values=past_key_values, inputs_embeds=inputs_embeds, use_cache=use_cache, **kwargs)
+    hidden = outputs.last_hidden_state
+    # As transformers' ForCausalLMLoss: predict token t + 1 from position t.
+    shift = nn.functional.pad(labels, (0, 1), value=ignore_index)[..., 1:].to(hidden.device)
+    flat = hidden.reshape(-1, hidden.shape[-1])
+    if num_items is None:
+        loss = ops.fused_linear_cross_entropy(flat, self.lm_head.weight, shift.reshape(-1), ignore_index, "mean")
+    else:
+        loss = ops.fused_linear_cross_entropy(flat, self.lm_head.weight, shift.reshape(-1), ignore_index, "sum")
+        loss = loss / (num_items.to(loss.device) if torch.is_tensor(num_items) else num_items)
+    if self.lm_head.bias is not None:
+        raise NotImplementedError("myns.patch: an lm_head with a bias")
+    return CausalLMOutputWithPast(loss=loss, logits=None, past_key_values=outputs.past_key_values,
+                                  hidden_states=outputs.hidden_states, attentions=outputs.attentions)
+
+
+def _is_rms_norm(m: nn.Module) -> bool:
+    return type(m).__name__.endswith("RMSNorm") and hasattr(m, "weight") and hasattr(m, "variance_epsilon")
+
+
+def patch(model: nn.Module, *, rms_norm: bool = True, mlp: bool = True, rope: bool = True,
+          loss: bool = True) -> nn.Module:
+    """Swaps, in place, a transformers Llama, Mistral or Qwen2 model's
+    RMSNorms (the post-attention one fused with its residual add), MLPs
+    (SwiGLU on one gate/up projection), rotary embedding and loss (fused
+    linear cross-entropy when labels are given) for myns ones, and returns
+    the model. Only this model changes (not its class or module, unlike
+    Liger-Kernel's patching).
+
+    Patch before building the optimizer: the MLPs get new parameters
+    (``gate_up_proj`` replaces ``gate_proj`` and ``up_proj``).
+    """
+    family = next((_FAMILIES[c.__name__] for c in type(model).__mro__ if c.__name__ in _FAMILIES), None)
+    if family is None:
+        raise NotImplementedError(
+            f"myns.patch: {type(model).__name__} is not supported (Llama, Mistral and Qwen2 models are: "
+            f"{', '.join(sorted(_FAMILIES))})"
+        )
+    act = getattr(model.config, "hidden_act", "silu")
+    for layer in list(model.modules()):
+        name = type(layer).__name__
+        if rope and name.endswith("Attention") and hasattr(layer, "q_proj"):
+            layer.forward = types.MethodType(_rope_forward(type(layer)), layer)
+        if name.endswith("DecoderLayer"):
+            if rms_norm:
+                for attr in ("input_layernorm", "post_attention_layernorm"):
+                    hf = getattr(layer, attr)
+                    new = RMSNorm(hf.weight.shape[0], hf.variance_epsilon, device=hf.weight.device,
+                                  dtype=hf.weight.dtype)
+                    with torch.no_grad():
+                        new.weight.copy_(hf.weight)
+                    setattr(layer, attr, new)
+                layer.forward = types.MethodType(_decoder_forward, layer)
+            if mlp:
+                if act != "silu":
+                    raise NotImplementedError(f"myns.patch: MLP activation {act!r} (SwiGLU needs 'silu')")
+                layer.mlp = SwiGLUMLP.from_hf(layer.mlp)
+    if rms_norm:
+        for parent in list(model.modules()):
+            for attr, child in list(parent.named_children()):
+                if _is_rms_norm(child):
+                    new = RMSNorm(child.weight.shape[0], child.variance_epsilon, device=child.weight.device,
+                                  dtype=child.weight.dtype)
+                    with torch.no_grad():
+                        new.weight.copy_(child.weight)
+                    setattr(parent, attr, new)
+    if loss and hasattr(model, "lm_head"):
+        model._myns_original_forward = model.forward
+        model.forward = types.MethodType(_causal_lm_forward, model)
+    return model
