@@ -49,6 +49,8 @@ __device__ void cross_entropy_fwd_impl(const T* __restrict__ logits, int64_t ld,
         l = A(0);
       } else if (t < 0 || t >= V) {
         l = A(NAN);
+      } else if (st.m == A(INFINITY)) {
+        l = A(INFINITY) - to_acc(x[t]);  // logsumexp is +inf (the sum of exp(x - m) would be NaN)
       } else {
         l = st.m + log(st.s) - to_acc(x[t]);
       }
@@ -71,7 +73,9 @@ __device__ void cross_entropy_bwd_impl(const T* logits, int64_t ld, const int64_
     A f = A(scale[r * scale_ld]);
     if (t == ignore) f = A(0);
     if (t != ignore && (t < 0 || t >= V)) f = A(NAN);
-    const A inv = A(1) / st.s;
+    // A +inf logit: the softmax is 0 at every finite logit (NaN at the
+    // infinite ones), as the limit; 1 / s would make the whole row NaN.
+    const A inv = st.m == A(INFINITY) ? A(0) : A(1) / st.s;
     const P* xp = reinterpret_cast<const P*>(x);
     P* dp = reinterpret_cast<P*>(d + r * d_ld);
     for (int64_t i = threadIdx.x; i < V / N; i += blockDim.x) {

@@ -143,18 +143,18 @@ if [ "$what" = test-gpu ]; then
   test_gpu
 fi
 if [ "$what" = wheel ]; then
-  # No network: the venv sees the installed torch (--system-site-packages)
-  # and the wheel brings nothing else.
-  rm -rf /tmp/myns-wheel-venv
-  python3 -m venv --system-site-packages /tmp/myns-wheel-venv
-  /tmp/myns-wheel-venv/bin/python -m pip install -q --no-index --no-deps .gpu/myns-*.whl 2>&1 | tee "$OUT/wheel.log"
-  (cd /tmp && env -u MYNS_LIBRARY -u PYTHONPATH /tmp/myns-wheel-venv/bin/python -c '
+  # No network: pip installs the wheel alone (--no-deps) into a fresh
+  # folder, next to the machine's torch (its python3 is a venv of its own).
+  rm -rf /tmp/myns-wheel-site
+  python3 -m pip install -q --no-index --no-deps --target /tmp/myns-wheel-site .gpu/myns-*.whl 2>&1 | tee "$OUT/wheel.log"
+  (cd /tmp && env -u MYNS_LIBRARY PYTHONPATH=/tmp/myns-wheel-site python3 -c '
 import torch, myns
 x = torch.arange(6, dtype=torch.float32).reshape(2, 3)
 assert torch.equal(myns.add(x, x), 2 * x)
 y = x.cuda()
 assert torch.equal(myns.add(y, y).cpu(), 2 * x)
 assert torch.allclose(myns.matmul(y, y.T).cpu(), x @ x.T)
+assert myns.library_path().startswith("/tmp/myns-wheel-site/"), myns.library_path()
 print(f"wheel ok: {myns.library_path()} with torch {torch.__version__} on CPU and {torch.cuda.get_device_name()}")
 ') 2>&1 | tee -a "$OUT/wheel.log" | tail -3
   grep -q "wheel ok" "$OUT/wheel.log" || status=1

@@ -16,7 +16,7 @@ op! {
     /// unfused sequence (and `fused_add_rms_norm`, its in-place form) does.
     /// `x` and `residual` have the same shape, dtype and device; `weight` is
     /// `[x.shape[-1]]`. Differentiable in all three (one backward pass);
-    /// runs in float32 under CUDA autocast, as `rms_norm`.
+    /// under autocast it runs in its inputs' dtype, as `rms_norm`.
     ///
     /// ```
     /// use tch::{Kind, Tensor};
@@ -35,7 +35,6 @@ op! {
     meta: meta;
     backward: backward;
     saves_outputs: true;
-    autocast: fp32_on_cuda;
 }
 
 op! {

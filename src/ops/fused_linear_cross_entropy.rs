@@ -103,6 +103,10 @@ fn meta(a: &Flce) -> Result<Tensor> {
 fn dims(hidden: &TensorArg, weight: &TensorArg) -> Result<(i64, i64, i64, i64)> {
     let (sh, sw) = (hidden.sizes_real()?, weight.sizes_real()?);
     let (n, h, v) = (sh[0], sh[1], sw[0]);
+    if v == 0 && n > 0 {
+        // F.cross_entropy has no answer for zero classes either.
+        return Err(weight.error("has no rows: a cross-entropy over zero classes"));
+    }
     Ok((n, h, v, chunk_rows(n, h, v)))
 }
 

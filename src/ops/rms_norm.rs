@@ -13,7 +13,7 @@ op! {
     /// eps) * weight`, with `weight` of shape `[x.shape[-1]]`, accumulated in
     /// float32 (float64 for float64 inputs) like
     /// `torch.nn.functional.rms_norm`. Differentiable in `x` and `weight`;
-    /// runs in float32 under CUDA autocast, as `F.rms_norm` does.
+    /// under autocast it runs in its inputs' dtype, as `F.rms_norm` does.
     ///
     /// ```
     /// use tch::{Kind, Tensor};
@@ -31,7 +31,6 @@ op! {
     cuda: cuda;
     meta: meta;
     backward: backward;
-    autocast: fp32_on_cuda;
 }
 
 op! {

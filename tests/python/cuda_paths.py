@@ -58,8 +58,8 @@ def products():
 
 def isolated(variant) -> bool:
     """Variants the matmul tests run in a child process (a hung barrier in
-    the Hopper kernel would hang the GPU)."""
-    return variant in matmul_module().ISOLATED
+    the Hopper kernels would hang the GPU)."""
+    return variant in matmul_module().HOPPER
 
 
 def operand(rows, cols, dtype, transposed, pad, offset, device="cuda"):

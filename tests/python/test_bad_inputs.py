@@ -101,6 +101,28 @@ def expected_class(label, msg):
     return RuntimeError  # shapes, dtypes or devices that disagree, overlapping in-place arguments
 
 
+# (target, ignore_index, tensor whose shape gives V, its dim of V) by op.
+CE_TARGETS = {
+    "cross_entropy": (1, 2, 0, -1),
+    "cross_entropy_backward": (2, 3, 1, -1),
+    "fused_linear_cross_entropy": (2, 3, 1, 0),
+    "fused_linear_cross_entropy_backward": (3, 4, 2, 0),
+}
+
+
+def target_out_of_range(name, args):
+    if name not in CE_TARGETS:
+        return False
+    ti, ii, vi, vd = CE_TARGETS[name]
+    t, ignore, src = args[ti], args[ii], args[vi]
+    if not (isinstance(t, torch.Tensor) and isinstance(src, torch.Tensor) and isinstance(ignore, int)) or t.dim() == 0:
+        return False
+    if t.dtype not in (torch.int64, torch.int32) or src.dim() == 0:
+        return False
+    v = src.shape[vd]
+    return bool(((t != ignore) & ((t < 0) | (t >= v))).any())
+
+
 def run_case(name, i, label, value, device):
     torch.manual_seed(0)
     args = list(CASES[name].args(torch.float32, device))
@@ -123,6 +145,11 @@ def run_case(name, i, label, value, device):
     if any(isinstance(o, torch.Tensor) and o.device.type == "meta" for o in out):
         return "meta"  # a meta-only call: shapes, no values to compare
     assert ref_error is None, f"computed a result where the reference fails ({ref_error})"
+    if device == "cuda" and target_out_of_range(name, args):
+        # Documented: on CUDA a class index outside [0, V) gives NaN (a
+        # device-side assert would kill the CUDA context); CPU raises.
+        assert any(torch.isnan(o).any() for o in out if isinstance(o, torch.Tensor)), "no NaN for a target out of range"
+        return "nan"
     msg = mismatch(out, expected)
     assert msg is None, f"wrong answer: {msg}"
     return "ok"

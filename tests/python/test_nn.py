@@ -41,7 +41,8 @@ def tiny(family, device, dtype, vocab=101):
         for m in model.modules():
             if type(m).__name__.endswith("RMSNorm"):
                 m.weight.uniform_(0.5, 1.5)
-    return model.to(device), model.to(device=device, dtype=dtype)
+    model = model.to(device)  # (Module.to converts in place and returns the module itself)
+    return model, copy.deepcopy(model).to(dtype=dtype)
 
 
 def unit(dtype):
