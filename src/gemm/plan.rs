@@ -194,6 +194,7 @@ fn wg_tiles(m: i64, n: i64, batch: i64, bn: i64) -> i64 {
 /// of the best variant there except M = 32): 128 x 256 1.0, 128 x 128 0.80,
 /// 128 x 64 0.55, ping-pong a little below cooperative (the turn-taking costs
 /// more than the hidden epilogue saves at these sizes).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i64, sms: i64, elem: i64) -> f64 {
     const UNITS_PER_BYTE: f64 = 1.2;
     const LAUNCH: f64 = 3.7e6 * 4.5; // about 4.5 us: the reduction kernel's launch and tail
@@ -242,6 +243,7 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64) -
 
 /// The Hopper plan for a forced name (`wg`, `wg256`, `wgp128`, ...), or
 /// `None` when the name is not a Hopper tile.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn wg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64) -> Option<WgPlan> {
     let auto = wg_auto(m, n, k, batch, elem, sms).map(|p| p.tile).unwrap_or(WG[WG.len() - 1]);
     let tile = wg_named(name, auto)?;
@@ -300,7 +302,7 @@ pub(crate) struct SkinnyPlan {
 /// 8; against 4096 x 14336 at 2.39 on 1 (224 blocks), 2.18 on 2.
 /// `forced_ranks` overrides (rounded up to a size the kernel takes).
 pub(crate) fn skinny_plan(m: i64, n: i64, k: i64, batch: i64, sms: i64, forced_ranks: Option<i64>) -> Option<SkinnyPlan> {
-    if m > SKINNY_MAX_M || m < 1 || k < 1 {
+    if !(1..=SKINNY_MAX_M).contains(&m) || k < 1 {
         return None;
     }
     let strips = cdiv(n, SKINNY_NW) * batch.min(65_535);
