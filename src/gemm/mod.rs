@@ -168,13 +168,7 @@ static REDUCE: cuda::DTypeKernels = crate::cuda::dtype_kernels!(kernels::MATMUL_
 /// more through [`run_cuda_accumulate`]'s path (out = 2 a @ b).
 fn forced() -> (Force, bool) {
     let v = overrides::get(Knob::MatmulKernel);
-    let (v, again) = match v.as_deref().map(str::trim) {
-        Some(s) => match s.strip_suffix("+acc") {
-            Some(rest) => (Some(rest), true),
-            None => (Some(s), false),
-        },
-        None => (None, false),
-    };
+    let (v, again) = plan::split_acc(v.as_deref());
     (plan::parse_force(v), again)
 }
 
