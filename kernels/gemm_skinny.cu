@@ -34,6 +34,7 @@ struct SkinnyParams {
   int64_t scm, scn, scb;  // out[m][n] at m * scm + n * scn
   int64_t batch;
   int64_t k_chunk;        // K per block of a cluster (a multiple of 32)
+  int64_t beta;           // 1: c += x @ w (old element added before the one rounding)
 };
 
 constexpr int WARPS = MYNS_SKINNY_WARPS, THREADS = WARPS * 32, NW = MYNS_SKINNY_NW;
@@ -229,7 +230,10 @@ __device__ __forceinline__ void skinny_gemm(const SkinnyParams& p) {
     if (ranks == 1) {
       for (int o = tid; o < OUTS; o += THREADS) {
         const int64_t m = o / NW, n = n0 + o % NW;
-        if (m < M && n < N) c[m * p.scm + n * p.scn] = from_acc<T>(red[o]);
+        if (m < M && n < N) {
+          T* q = c + m * p.scm + n * p.scn;
+          *q = from_acc<T>(p.beta ? red[o] + to_acc(*q) : red[o]);
+        }
       }
       __syncthreads();  // red is reused by the next batch
     } else {
@@ -240,7 +244,10 @@ __device__ __forceinline__ void skinny_gemm(const SkinnyParams& p) {
         float s = 0.f;
         for (uint32_t q = 0; q < ranks; ++q) s += ld_cluster(red + o, q);
         const int64_t m = o / NW, n = n0 + o % NW;
-        if (m < M && n < N) c[m * p.scm + n * p.scn] = from_acc<T>(s);
+        if (m < M && n < N) {
+          T* q = c + m * p.scm + n * p.scn;
+          *q = from_acc<T>(p.beta ? s + to_acc(*q) : s);
+        }
       }
       cluster_sync();  // no block reuses or leaves its shared memory while others read it
     }

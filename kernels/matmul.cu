@@ -33,7 +33,11 @@ __device__ void matmul_impl(const myns::GemmParams& p) {
         for (int k = 0; k < TILE; ++k) acc += ta[ty][k] * tb[k][tx];
         __syncthreads();
       }
-      if (row < M && col < N) out[row * p.scm + col * p.scn] = myns::from_acc<T>(acc);
+      if (row < M && col < N) {
+        T* o = out + row * p.scm + col * p.scn;
+        if (p.beta) acc += myns::to_acc(*o);
+        *o = myns::from_acc<T>(acc);
+      }
     }
   }
 }

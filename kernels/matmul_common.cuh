@@ -22,6 +22,7 @@ struct GemmParams {
   int64_t splits;    // K is cut into `splits` ranges of `k_chunk` (a multiple of the tile's K)
   int64_t k_chunk;
   int64_t ws_nm;     // the partials are stored [N][M] (m fastest; the register-A Hopper kernel)
+  int64_t beta;      // 1: c += a @ b (each old element read and added before the one rounding); 0: c = a @ b
 };
 
 // Tile (tm, tn) of block `pid`: groups of 8 tile rows are walked column by
@@ -44,12 +45,17 @@ template <> struct Pair<float> { using type = float2; static __device__ __forcei
 
 // Stores two horizontally adjacent results (row r, columns n and n + 1) of
 // an M x N output with strides (scm, scn): one paired store when both are in
-// range and the pair is aligned, element stores otherwise.
+// range and the pair is aligned, element stores otherwise. `acc`: add the
+// elements already there first (c += a @ b, rounded once).
 template <typename T>
 __device__ __forceinline__ void store2(T* c, int64_t r, int64_t n, float v0, float v1, int64_t M, int64_t N,
-                                       int64_t scm, int64_t scn, bool paired) {
+                                       int64_t scm, int64_t scn, bool paired, bool acc = false) {
   if (r >= M) return;
   T* p = c + r * scm + n * scn;
+  if (acc) {
+    if (n < N) v0 += to_acc(p[0]);
+    if (n + 1 < N) v1 += to_acc(p[scn]);
+  }
   if (paired && n + 1 < N) {
     *reinterpret_cast<typename Pair<T>::type*>(p) = Pair<T>::make(v0, v1);
   } else {

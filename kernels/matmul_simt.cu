@@ -164,6 +164,7 @@ __device__ __forceinline__ void simt_gemm(const GemmParams& p) {
     }
     const bool vec = scn == 1 && scm % 4 == 0 && (p.splits > 1 || p.scb % 4 == 0) &&
                      (reinterpret_cast<uintptr_t>(c) % 16 == 0);
+    const bool add = p.beta != 0 && p.splits == 1;  // c += a @ b (split K: the reduction adds)
 #pragma unroll
     for (int i = 0; i < RM * 4; ++i) {
       const int64_t r = m0 + (i / 4) * TY * 4 + ty * 4 + (i % 4);
@@ -173,11 +174,16 @@ __device__ __forceinline__ void simt_gemm(const GemmParams& p) {
         const int64_t n = n0 + j * TX * 4 + tx * 4;
         float* q = c + r * scm + n * scn;
         if (vec && n + 3 < N) {
-          *reinterpret_cast<float4*>(q) = make_float4(acc[i][j * 4], acc[i][j * 4 + 1], acc[i][j * 4 + 2], acc[i][j * 4 + 3]);
+          float4 v = make_float4(acc[i][j * 4], acc[i][j * 4 + 1], acc[i][j * 4 + 2], acc[i][j * 4 + 3]);
+          if (add) {
+            const float4 o = *reinterpret_cast<const float4*>(q);
+            v.x += o.x, v.y += o.y, v.z += o.z, v.w += o.w;
+          }
+          *reinterpret_cast<float4*>(q) = v;
         } else {
 #pragma unroll
           for (int e = 0; e < 4; ++e)
-            if (n + e < N) q[e * scn] = acc[i][j * 4 + e];
+            if (n + e < N) q[e * scn] = add ? acc[i][j * 4 + e] + q[e * scn] : acc[i][j * 4 + e];
         }
       }
     }

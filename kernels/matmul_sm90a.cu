@@ -389,8 +389,8 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
             store2<float>(wp, n, r, d[0][4 * j], d[0][4 * j + 2], N, M, M, 1, paired);
             store2<float>(wp, n + 1, r, d[0][4 * j + 1], d[0][4 * j + 3], N, M, M, 1, paired);
           } else {
-            store2<T>(c, n, r, d[0][4 * j], d[0][4 * j + 2], N, M, p.scn, p.scm, paired);
-            store2<T>(c, n + 1, r, d[0][4 * j + 1], d[0][4 * j + 3], N, M, p.scn, p.scm, paired);
+            store2<T>(c, n, r, d[0][4 * j], d[0][4 * j + 2], N, M, p.scn, p.scm, paired, p.beta != 0);
+            store2<T>(c, n + 1, r, d[0][4 * j + 1], d[0][4 * j + 3], N, M, p.scn, p.scm, paired, p.beta != 0);
           }
         }
         continue;
@@ -416,10 +416,25 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           P* row0 = reinterpret_cast<P*>(c + r * p.scm + n0 + 2 * t4);
           P* row1 = reinterpret_cast<P*>(c + (r + 8) * p.scm + n0 + 2 * t4);
           const bool ok0 = r < M, ok1 = r + 8 < M;
+          if (p.beta) {
+            // c += a @ b: each old pair read and added before the one rounding.
 #pragma unroll
-          for (int j = 0; j < BN / 8; ++j) {
-            if (ok0) row0[4 * j] = Pair<T>::make(d[h][4 * j], d[h][4 * j + 1]);
-            if (ok1) row1[4 * j] = Pair<T>::make(d[h][4 * j + 2], d[h][4 * j + 3]);
+            for (int j = 0; j < BN / 8; ++j) {
+              if (ok0) {
+                const T* o = reinterpret_cast<const T*>(row0 + 4 * j);
+                row0[4 * j] = Pair<T>::make(d[h][4 * j] + to_acc(o[0]), d[h][4 * j + 1] + to_acc(o[1]));
+              }
+              if (ok1) {
+                const T* o = reinterpret_cast<const T*>(row1 + 4 * j);
+                row1[4 * j] = Pair<T>::make(d[h][4 * j + 2] + to_acc(o[0]), d[h][4 * j + 3] + to_acc(o[1]));
+              }
+            }
+          } else {
+#pragma unroll
+            for (int j = 0; j < BN / 8; ++j) {
+              if (ok0) row0[4 * j] = Pair<T>::make(d[h][4 * j], d[h][4 * j + 1]);
+              if (ok1) row1[4 * j] = Pair<T>::make(d[h][4 * j + 2], d[h][4 * j + 3]);
+            }
           }
         } else {
           // Right edge, odd pitch or strided output: walking one pointer per
@@ -432,20 +447,28 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           const bool pair0 = scn == 1 && reinterpret_cast<uintptr_t>(q0) % (2 * sizeof(T)) == 0;
           const bool pair1 = scn == 1 && reinterpret_cast<uintptr_t>(q1) % (2 * sizeof(T)) == 0;
           using P = typename Pair<T>::type;
+          const bool add = p.beta != 0;
           int nn = n0 + 2 * t4;
 #pragma unroll
           for (int j = 0; j < BN / 8; ++j, nn += 8, q0 += 8 * scn, q1 += 8 * scn) {
+            float v0 = d[h][4 * j], v1 = d[h][4 * j + 1], v2 = d[h][4 * j + 2], v3 = d[h][4 * j + 3];
+            if (add) {
+              if (ok0 && nn < N) v0 += to_acc(q0[0]);
+              if (ok0 && nn + 1 < N) v1 += to_acc(q0[scn]);
+              if (ok1 && nn < N) v2 += to_acc(q1[0]);
+              if (ok1 && nn + 1 < N) v3 += to_acc(q1[scn]);
+            }
             if (ok0 && pair0 && nn + 1 < N) {
-              *reinterpret_cast<P*>(q0) = Pair<T>::make(d[h][4 * j], d[h][4 * j + 1]);
+              *reinterpret_cast<P*>(q0) = Pair<T>::make(v0, v1);
             } else {
-              if (ok0 && nn < N) q0[0] = from_acc<T>(d[h][4 * j]);
-              if (ok0 && nn + 1 < N) q0[scn] = from_acc<T>(d[h][4 * j + 1]);
+              if (ok0 && nn < N) q0[0] = from_acc<T>(v0);
+              if (ok0 && nn + 1 < N) q0[scn] = from_acc<T>(v1);
             }
             if (ok1 && pair1 && nn + 1 < N) {
-              *reinterpret_cast<P*>(q1) = Pair<T>::make(d[h][4 * j + 2], d[h][4 * j + 3]);
+              *reinterpret_cast<P*>(q1) = Pair<T>::make(v2, v3);
             } else {
-              if (ok1 && nn < N) q1[0] = from_acc<T>(d[h][4 * j + 2]);
-              if (ok1 && nn + 1 < N) q1[scn] = from_acc<T>(d[h][4 * j + 3]);
+              if (ok1 && nn < N) q1[0] = from_acc<T>(v2);
+              if (ok1 && nn + 1 < N) q1[scn] = from_acc<T>(v3);
             }
           }
         }

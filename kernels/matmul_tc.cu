@@ -231,8 +231,8 @@ __device__ __forceinline__ void tc_gemm(const GemmParams& p) {
 #pragma unroll
         for (int j = 0; j < NI; ++j) {
           const int64_t r = m0 + wm * WTM + i * 16 + g, n = n0 + wn * WTN + j * 8 + 2 * t;
-          store2<T>(c, r, n, acc[i][j][0], acc[i][j][1], M, N, p.scm, p.scn, paired_c);
-          store2<T>(c, r + 8, n, acc[i][j][2], acc[i][j][3], M, N, p.scm, p.scn, paired_c);
+          store2<T>(c, r, n, acc[i][j][0], acc[i][j][1], M, N, p.scm, p.scn, paired_c, p.beta != 0);
+          store2<T>(c, r + 8, n, acc[i][j][2], acc[i][j][3], M, N, p.scm, p.scn, paired_c, p.beta != 0);
         }
     } else {
       float* w = p.ws + z * M * N;
@@ -261,7 +261,9 @@ __device__ __forceinline__ void splitk_reduce(const GemmParams& p) {
     const float* w = p.ws + bz * p.splits * mn + e;
     float s = 0.f;
     for (int64_t k = 0; k < p.splits; ++k) s += w[k * mn];
-    static_cast<T*>(p.c)[bz * p.scb + r * p.scm + n * p.scn] = from_acc<T>(s);
+    T* c = static_cast<T*>(p.c) + bz * p.scb + r * p.scm + n * p.scn;
+    if (p.beta) s += to_acc(*c);
+    *c = from_acc<T>(s);
   }
 }
 

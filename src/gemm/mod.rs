@@ -91,6 +91,9 @@ pub(crate) struct GemmParams {
     k_chunk: i64,
     /// The split-K partials are stored `[N][M]` (nonzero; the register-A Hopper kernel).
     ws_nm: i64,
+    /// 1: `c += a @ b` (every kernel's epilogue, or the split-K reduction,
+    /// reads the old element and adds it before the one rounding); 0: `c = a @ b`.
+    beta: i64,
 }
 
 impl GemmParams {
@@ -116,6 +119,7 @@ impl GemmParams {
             splits: 1,
             k_chunk: p.k.max(1),
             ws_nm: 0,
+            beta: 0,
         }
     }
 
@@ -159,8 +163,13 @@ include!(concat!(env!("OUT_DIR"), "/gemm_kernels.rs"));
 static GENERIC: cuda::DTypeKernels = crate::cuda::dtype_kernels!(kernels::MATMUL, "matmul");
 static REDUCE: cuda::DTypeKernels = crate::cuda::dtype_kernels!(kernels::MATMUL_TC, "mm_splitk_reduce");
 
-fn forced() -> Force {
-    plan::parse_force(overrides::get(Knob::MatmulKernel).as_deref())
+/// The forced choice, and whether the value ends in `+acc`: for testing the
+/// accumulate epilogues through matmul/bmm, the product is then added once
+/// more through [`run_cuda_accumulate`]'s path (out = 2 a @ b).
+fn forced() -> (Force, bool) {
+    let v = overrides::get(Knob::MatmulKernel);
+    let (v, again) = plan::split_acc(v.as_deref());
+    (plan::parse_force(v), again)
 }
 
 /// Runs `p` on CUDA device `device`, queued on `stream` (PyTorch's current
@@ -169,11 +178,32 @@ fn forced() -> Force {
 /// come from PyTorch's caching allocator, so the launch can be captured in
 /// a CUDA graph.
 pub(crate) fn run_cuda(p: &Problem, dtype: DType, tf32: bool, device: usize, stream: usize) -> Result<()> {
-    if p.m == 0 || p.n == 0 || p.batch == 0 {
+    let (force, again) = forced();
+    run(p, dtype, tf32, false, &force, device, stream)?;
+    if again {
+        run(p, dtype, tf32, true, &force, device, stream)?;
+    }
+    Ok(())
+}
+
+/// As [`run_cuda`], but adds the product into `p.out` (`out[b] += a[b] @
+/// b[b]`, beta = 1) instead of overwriting it: `out` must hold the values to
+/// add to (contiguous `[batch, m, n]`, not overlapping `a` or `b`). Each
+/// element is rounded once, after the old value is added to the float32 (or
+/// float64) sum: e.g. a weight gradient summed over chunks with no temporary
+/// of its size. K = 0 leaves `out` as it is.
+#[allow(dead_code)] // wired into fused_linear_cross_entropy's backward separately
+pub(crate) fn run_cuda_accumulate(p: &Problem, dtype: DType, tf32: bool, device: usize, stream: usize) -> Result<()> {
+    run(p, dtype, tf32, true, &forced().0, device, stream)
+}
+
+fn run(p: &Problem, dtype: DType, tf32: bool, accumulate: bool, force: &Force, device: usize, stream: usize) -> Result<()> {
+    if p.m == 0 || p.n == 0 || p.batch == 0 || (accumulate && p.k == 0) {
         return Ok(());
     }
     let mut q = GemmParams::of(p);
-    let force = forced();
+    q.beta = accumulate as i64;
+    let force = force.clone();
     if dtype == DType::F64 || p.k == 0 || force == Force::Generic {
         return launch_generic(&q, dtype, device, stream);
     }

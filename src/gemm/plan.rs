@@ -38,6 +38,19 @@ pub(crate) fn parse_force(v: Option<&str>) -> Force {
     }
 }
 
+/// An override value without its `+acc` suffix, and whether it had one
+/// (`wg128/2+acc`: run `wg128/2`, then add the product once more through
+/// the accumulate path; testing only).
+pub(crate) fn split_acc(v: Option<&str>) -> (Option<&str>, bool) {
+    match v.map(str::trim) {
+        Some(s) => match s.strip_suffix("+acc") {
+            Some(rest) => (Some(rest), true),
+            None => (Some(s), false),
+        },
+        None => (None, false),
+    }
+}
+
 /// How a fast kernel can read one operand with `rows` rows (m for a, n for
 /// b), reduction length `k`, element strides `sr`/`sk`/`sbatch`, first
 /// element at byte address `ptr`, `elem` bytes per element.
@@ -369,6 +382,12 @@ mod tests {
         assert_eq!(parse_force(Some("wg128/3")), Force::Tile("wg128".into(), Some(3)));
         assert_eq!(parse_force(Some("skinny")), Force::Tile("skinny".into(), None));
         assert_eq!(parse_force(Some("64/x")), Force::Tile("64".into(), None));
+        // `+acc`: the variant, then the accumulate path; `auto+wg` is not it.
+        assert_eq!(split_acc(Some("wg128/2+acc")), (Some("wg128/2"), true));
+        assert_eq!(split_acc(Some("auto+wg")), (Some("auto+wg"), false));
+        assert_eq!(split_acc(None), (None, false));
+        assert_eq!(parse_force(split_acc(Some("+acc")).0), Force::Auto { hopper: true });
+        assert_eq!(parse_force(split_acc(Some("skinny/4+acc")).0), Force::Tile("skinny".into(), Some(4)));
     }
 
     #[test]

@@ -31,6 +31,7 @@ struct SkinnyParams {
     scb: i64,
     batch: i64,
     k_chunk: i64,
+    beta: i64,
 }
 
 /// Runs `q` (at most 16 rows) on the skinny kernel: a = x, b = the weights,
@@ -72,6 +73,7 @@ pub(crate) fn launch(q: &GemmParams, dtype: DType, plan: SkinnyPlan, device: usi
         scb: q.scb,
         batch: q.batch,
         k_chunk: plan.k_chunk,
+        beta: q.beta,
     };
     let by_dtype = if dtype == DType::F16 { &SKINNY_KERNELS[0] } else { &SKINNY_KERNELS[1] };
     let kernel = &by_dtype[!w_k as usize][!vec as usize][(plan.mt - 1).clamp(0, 1) as usize];

@@ -52,15 +52,43 @@ U_SUB = {"f64": 2.0**-1075, "f32": 2.0**-150, "tf32": 2.0**-150, "f16": 2.0**-25
 C = 2.0
 
 
-def bound_violations(out, a, b, kind):
-    """Indices of elements of `out` (a @ b computed as `kind`) outside the
-    bound, as a bool tensor, plus ref for messages."""
+def ref_and_bound(a, b, kind):
+    """a @ b in float64, and each element's bound for it computed as `kind`."""
     ad, bd = a.double(), b.double()
     ref = ad @ bd
     mag = ad.abs() @ bd.abs()
     k = a.shape[-1]
     bound = C * (U_IN[kind] + math.sqrt(k) * U_ACC[kind]) * mag + U_OUT[kind] * ref.abs() * 1.001 + U_SUB[kind]
+    return ref, bound
+
+
+def bound_violations(out, a, b, kind):
+    """Indices of elements of `out` (a @ b computed as `kind`) outside the
+    bound, as a bool tensor, plus ref for messages."""
+    ref, bound = ref_and_bound(a, b, kind)
     return (out.double() - ref).abs() > bound, ref
+
+
+def twice_bound(a, b, kind):
+    """2 (a @ b) and the bound for it computed as `<variant>+acc` does: y1 =
+    a @ b stored (within B of ref), then y2 = round(y1 + s) with s the
+    kernel's sum for a @ b again (within B of ref too, B covering more than
+    the accumulation error) added in float32: |y2 - 2 ref| <= 2 B +
+    (u_acc + u_out) |y1 + s|, |y1 + s| <= 2 |ref| + 2 B."""
+    ref, bound = ref_and_bound(a, b, kind)
+    return 2 * ref, 2 * bound + (U_ACC[kind] + U_OUT[kind]) * (2 * ref.abs() + 2 * bound) * 1.001 + U_SUB[kind]
+
+
+def check_twice(out, a, b, kind):
+    assert out.shape == a.shape[:-1] + b.shape[-1:] and out.dtype == DT[kind]
+    if out.numel() == 0:
+        return
+    assert torch.isfinite(out).all(), "non-finite output"
+    ref, bound = twice_bound(a, b, kind)
+    bad = (out.double() - ref).abs() > bound
+    if bad.any():
+        i = bad.nonzero()[0].tolist()
+        raise AssertionError(f"{int(bad.sum())} elements off, first at {i}: {out[tuple(i)].item()} vs 2 a @ b = {ref[tuple(i)].item()}")
 
 
 def check(out, a, b, kind):
@@ -157,6 +185,18 @@ LAYOUTS = ["nn", "nt", "tn", "tt", "uu", "uv", "vu", "sn", "ns"]
 # broken barrier protocol there hangs the GPU rather than failing, so these
 # run in one child process with a time limit.
 HOPPER = {v for vs in VARIANTS.values() for v in vs if v.startswith(("wg", "skinny"))}
+# `<variant>+acc` (src/gemm/mod.rs `forced`): the product, then the same
+# product added through the accumulate path (gemm::run_cuda_accumulate,
+# beta = 1), so out = 2 a @ b: every kernel's accumulating epilogue and the
+# split-K reduction's.
+ACC_VARIANTS = {
+    "bf16": ["auto", "generic", "256", "128/2", "16/5", "skinny", "skinny/4", "wg", "wg128/3", "wgp64", "wgp128/2"],
+    "f16": ["64", "wg64/2", "wgp128"],
+    "tf32": ["auto", "64/3", "wg", "wg128/2", "wgr", "wgr/3"],
+    "f32": ["auto", "generic", "128/3", "16/5"],
+    "f64": ["auto"],
+}
+ACC_SHAPES = [(1, 1, 1), (7, 13, 5), (129, 64, 257), (16, 1000, 300), (300, 200, 9), (1000, 72, 1003)]
 NO_WG = os.environ.get("MYNS_MATMUL_KERNEL") == "nowg"
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -178,6 +218,23 @@ def matmul_sweep(kind, shapes=SHAPES, layouts=LAYOUTS):
                 check(out, a, b, kind)
             except AssertionError as e:
                 raise AssertionError(f"{kind} {m}x{k}x{n} {lay}: {e}") from None
+
+
+def acc_sweep(kind):
+    """`+acc` under whatever MYNS_MATMUL_KERNEL says: matmul over shapes and
+    layouts (output written transposed for N <= 16 too), and bmm."""
+    dtype = DT[kind]
+    torch.manual_seed(zlib.crc32(kind.encode()) + 2)
+    for m, k, n in ACC_SHAPES:
+        for lay in ["nn", "tt", "uv", "sn"]:
+            a, b = make(m, k, dtype, lay[0]), make(k, n, dtype, lay[1])
+            poison(m * n, dtype)
+            try:
+                check_twice(torch.ops.myns.matmul(a, b), a, b, kind)
+            except AssertionError as e:
+                raise AssertionError(f"+acc {kind} {m}x{k}x{n} {lay}: {e}") from None
+    a, b = make3(3, 65, 40, dtype, "n"), make3(3, 40, 70, dtype, "t")
+    check_twice(torch.ops.myns.bmm(a, b), a, b, kind)
 
 
 def make3(bsz, rows, cols, dtype, layout):
@@ -224,6 +281,16 @@ def hopper_sweep():
                     failures.append(f"{v}: {e}")
             torch.cuda.synchronize()
             print(f"{kind} {v} done", flush=True)
+        for v in ACC_VARIANTS.get(kind, []):
+            if v not in HOPPER:
+                continue
+            myns.set_override("MYNS_MATMUL_KERNEL", v + "+acc")
+            try:
+                acc_sweep(kind)
+            except AssertionError as e:
+                failures.append(f"{v}+acc: {e}")
+            torch.cuda.synchronize()
+            print(f"{kind} {v}+acc done", flush=True)
     myns.set_override("MYNS_MATMUL_KERNEL", None)
     assert not failures, "\n".join(failures)
 
@@ -259,6 +326,30 @@ def test_matmul_variants(kind_env):
 )
 def test_bmm_variants(kind_env):
     bmm_sweep(kind_env[0])
+
+
+ACC_CASES = [(k, v + "+acc") for k, vs in ACC_VARIANTS.items() for v in vs if v not in HOPPER]
+
+
+@cuda
+@pytest.mark.parametrize("kind_env", ACC_CASES, indirect=True, ids=[f"{k}-{v}" for k, v in ACC_CASES])
+def test_accumulate_variants(kind_env):
+    """c += a @ b (beta = 1) on every non-Hopper kernel; the Hopper ones in
+    test_hopper_variants' child."""
+    acc_sweep(kind_env[0])
+
+
+def test_twice_bound_rejects_a_missing_accumulate():
+    """The `+acc` bound fails a result that dropped the old value (a @ b
+    alone) and one that added it twice."""
+    torch.manual_seed(3)
+    for kind in ["bf16", "f32"]:
+        a, b = torch.randn(32, 300).to(DT[kind]), torch.randn(300, 24).to(DT[kind])
+        once = (a.double() @ b.double())
+        ref, bound = twice_bound(a, b, kind)
+        assert not ((2 * once).to(DT[kind]).double() - ref).abs().gt(bound).any()
+        assert (once.to(DT[kind]).double() - ref).abs().gt(bound).any()
+        assert ((3 * once).to(DT[kind]).double() - ref).abs().gt(bound).any()
 
 
 @cuda
