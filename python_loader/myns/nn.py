@@ -33,7 +33,11 @@ class RMSNorm(nn.Module):
         self.eps = eps
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return ops.rms_norm(x, self.weight, self.eps)
+        w = self.weight
+        if x.dtype != w.dtype:  # e.g. autocast: as transformers' weight * x promotes
+            dt = torch.promote_types(x.dtype, w.dtype)
+            x, w = x.to(dt), w.to(dt)
+        return ops.rms_norm(x, w, self.eps)
 
     def extra_repr(self) -> str:
         return f"{tuple(self.weight.shape)}, eps={self.eps}"
@@ -102,6 +106,11 @@ def _rope(q, k, cos, sin, position_ids=None, unsqueeze_dim=1):
             f"myns.patch: apply_rotary_pos_emb with unsqueeze_dim={unsqueeze_dim} and cos of rank {cos.dim()} "
             "(myns.rope takes q, k as [B, H, S, D] and cos, sin as [B, S, D])"
         )
+    # Mixed dtypes (autocast: bf16 q and k, float32 cos and sin) promote as
+    # transformers' q * cos does.
+    dt = torch.promote_types(q.dtype, cos.dtype)
+    if not (q.dtype == k.dtype == cos.dtype == sin.dtype == dt):
+        q, k, cos, sin = q.to(dt), k.to(dt), cos.to(dt), sin.to(dt)
     return ops.rope(q, k, cos, sin)
 
 
@@ -139,7 +148,11 @@ def _decoder_forward(self, hidden_states, attention_mask=None, position_ids=None
         **kwargs,
     )
     norm = self.post_attention_layernorm
-    hidden_states, residual = ops.add_rms_norm(hidden_states, residual, norm.weight, norm.eps)
+    w = norm.weight
+    if not (hidden_states.dtype == residual.dtype == w.dtype):  # autocast: promote as `residual + h` does
+        dt = torch.promote_types(torch.promote_types(hidden_states.dtype, residual.dtype), w.dtype)
+        hidden_states, residual, w = hidden_states.to(dt), residual.to(dt), w.to(dt)
+    hidden_states, residual = ops.add_rms_norm(hidden_states, residual, w, norm.eps)
     return residual + self.mlp(hidden_states)
 
 

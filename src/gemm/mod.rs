@@ -192,7 +192,6 @@ pub(crate) fn run_cuda(p: &Problem, dtype: DType, tf32: bool, device: usize, str
 /// element is rounded once, after the old value is added to the float32 (or
 /// float64) sum: e.g. a weight gradient summed over chunks with no temporary
 /// of its size. K = 0 leaves `out` as it is.
-#[allow(dead_code)] // wired into fused_linear_cross_entropy's backward separately
 pub(crate) fn run_cuda_accumulate(p: &Problem, dtype: DType, tf32: bool, device: usize, stream: usize) -> Result<()> {
     run(p, dtype, tf32, true, &forced().0, device, stream)
 }

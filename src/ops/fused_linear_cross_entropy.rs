@@ -221,15 +221,8 @@ fn backward_cuda(a: &FlceBackward, cx: &Cuda) -> Result<(Tensor, Tensor)> {
     let gw = Tensor::f_zeros([v, h], (dtype.kind(), tch::Device::Cuda(cx.device)))?;
     let cmax = chunk.min(n).max(1);
     let logits = op::empty(&[cmax, v], dtype.scalar_type(), device)?;
-    // The engine writes fresh outputs: a chunk's weight gradient is made in
-    // slices of `vb` vocabulary rows, each added to `gw`, so the temporary is
-    // about a chunk's logits in size rather than a second [v, h].
-    // (A multiple of 64 rows keeps each slice's start as aligned as the
-    // logits' own.)
-    let vb = (((cmax * v + h - 1) / h.max(1) + 63) / 64 * 64).clamp(1, v.max(1));
-    let part = op::empty(&[vb, h], dtype.scalar_type(), device)?;
-    let (ph, pw, pl, pt, pp) =
-        (hid.data_ptr() as usize, w.data_ptr() as usize, logits.data_ptr() as usize, target.data_ptr() as usize, part.data_ptr() as usize);
+    let (ph, pw, pl, pt, pgw) =
+        (hid.data_ptr() as usize, w.data_ptr() as usize, logits.data_ptr() as usize, target.data_ptr() as usize, gw.data_ptr() as usize);
     let (pgh, ps) = (gh.data_ptr() as usize, scale.data_ptr() as usize);
     let (es, acc_size) = (dtype.size(), dtype.acc().size());
     for r0 in (0..n).step_by(chunk.max(1) as usize) {
@@ -241,12 +234,10 @@ fn backward_cuda(a: &FlceBackward, cx: &Cuda) -> Result<(Tensor, Tensor)> {
         launch_rows(&a.hidden, pl, v, pt + r0 as usize * 8, c, v, a.ignore_index, grad, cx)?;
         // grad_hidden[r0..] = d @ weight ([c, v] @ [v, h]).
         product(pl, [v, 1], pw, [h, 1], pgh + (r0 * h) as usize * es, [c, v, h], dtype, cx)?;
-        // grad_weight[v0..] += d[:, v0..]^T @ hidden[r0..] ([vs, c] @ [c, h]).
-        for v0 in (0..v).step_by(vb as usize) {
-            let vs = vb.min(v - v0);
-            product(pl + v0 as usize * es, [1, v], hc, [h, 1], pp, [vs, c, h], dtype, cx)?;
-            let _ = gw.f_narrow(0, v0, vs)?.f_add_(&part.f_narrow(0, 0, vs)?)?;
-        }
+        // grad_weight += d^T @ hidden[r0..] ([v, c] @ [c, h]), added by the
+        // engine's epilogue: no temporary.
+        let p = Problem { a: pl, b: hc, out: pgw, batch: 1, m: v, n: h, k: c, sa: [0, 1, v], sb: [0, h, 1] };
+        gemm::run_cuda_accumulate(&p, dtype, dtype == DType::F32 && op::allow_tf32()?, cx.device, cx.stream)?;
     }
     Ok((gh, gw))
 }
