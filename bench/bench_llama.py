@@ -14,11 +14,16 @@ built from the same weights and fed the same batches.
 from __future__ import annotations
 
 import copy
+import statistics
 import time
 
 import torch
+import torch.nn.functional as F
 
-from common import table
+import myns
+from common import rounds, table
+
+EPS = 1e-6
 
 ORDER = 90  # the longest: last
 IMPLS = ["hf", "liger", "myns"]
@@ -30,6 +35,169 @@ def add_args(p):
     p.add_argument("--llama-batch", type=int, default=4)
     p.add_argument("--llama-layers", type=int, default=16)
     p.add_argument("--llama-no-compile", action="store_true")
+
+
+class Timer:
+    def __init__(self, dev):
+        self.cuda = dev.startswith("cuda")
+
+    def __call__(self, fn, n=1):
+        if self.cuda:
+            torch.cuda.synchronize()
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            for _ in range(n):
+                fn()
+            b.record()
+            torch.cuda.synchronize()
+            return a.elapsed_time(b) / n
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        return (time.perf_counter() - t0) * 1e3 / n
+
+    def peak(self, fn):
+        """(bytes above what was allocated before, absolute peak) of one call."""
+        if not self.cuda:
+            fn()
+            return float("nan"), float("nan")
+        torch.cuda.synchronize()
+        base = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        fn()
+        torch.cuda.synchronize()
+        peak = torch.cuda.max_memory_allocated()
+        return peak - base, peak
+
+
+# ---------------------------------------------------------------- per op (after Liger-Kernel's own benchmarks)
+
+def _liger_ops():
+    try:
+        from liger_kernel.ops.cross_entropy import LigerCrossEntropyFunction
+        from liger_kernel.ops.fused_add_rms_norm import LigerFusedAddRMSNormFunction
+        from liger_kernel.ops.fused_linear_cross_entropy import LigerFusedLinearCrossEntropyFunction
+        from liger_kernel.ops.geglu import LigerGELUMulFunction
+        from liger_kernel.ops.layer_norm import LigerLayerNormFunction
+        from liger_kernel.ops.rms_norm import LigerRMSNormFunction
+        from liger_kernel.ops.rope import LigerRopeFunction
+        from liger_kernel.ops.swiglu import LigerFusedGateUpSiLUMulFunction
+    except Exception:
+        return {}
+    return {
+        "rms_norm": lambda x, w: LigerRMSNormFunction.apply(x, w, EPS),
+        "add_rms_norm": lambda x, r, w: LigerFusedAddRMSNormFunction.apply(x, r, w, EPS),
+        "swiglu": lambda x: LigerFusedGateUpSiLUMulFunction.apply(x),
+        "geglu": lambda x: LigerGELUMulFunction.apply(*x.chunk(2, -1)),
+        "rope": lambda q, k, c, s: LigerRopeFunction.apply(q, k, c, s),
+        "cross_entropy": lambda lg, t: LigerCrossEntropyFunction.apply(lg, t, None, -100)[0],
+        "fused_linear_cross_entropy": lambda h, w, t: LigerFusedLinearCrossEntropyFunction.apply(h, w, t)[0],
+        "layer_norm": lambda x, w, b: LigerLayerNormFunction.apply(x, w, b, EPS),
+    }
+
+
+def _rot(x):
+    a, b = x.chunk(2, -1)
+    return torch.cat((-b, a), -1)
+
+
+EAGER = {
+    "rms_norm": lambda x, w: w * F.rms_norm(x.float(), (x.shape[-1],), None, EPS).to(x.dtype),
+    "add_rms_norm": lambda x, r, w: (lambda s: (w * F.rms_norm(s.float(), (s.shape[-1],), None, EPS).to(s.dtype), s))(x + r),
+    "swiglu": lambda x: (lambda a, b: F.silu(a) * b)(*x.chunk(2, -1)),
+    "geglu": lambda x: (lambda a, b: F.gelu(a, approximate="tanh") * b)(*x.chunk(2, -1)),
+    "rope": lambda q, k, c, s: (q * c[:, None] + _rot(q) * s[:, None], k * c[:, None] + _rot(k) * s[:, None]),
+    "cross_entropy": lambda lg, t: F.cross_entropy(lg.float(), t),
+    "fused_linear_cross_entropy": lambda h, w, t: F.cross_entropy((h @ w.T).float(), t),
+    "layer_norm": lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b, EPS),
+}
+MYNS = {
+    "rms_norm": lambda x, w: torch.ops.myns.rms_norm(x, w, EPS),
+    "add_rms_norm": lambda x, r, w: torch.ops.myns.add_rms_norm(x, r, w, EPS),
+    "swiglu": lambda x: myns.silu_and_mul(x),
+    "geglu": lambda x: myns.gelu_and_mul(x, "tanh"),
+    "rope": lambda q, k, c, s: myns.rope(q, k, c, s),
+    "cross_entropy": lambda lg, t: myns.cross_entropy(lg, t, -100, "mean"),
+    "fused_linear_cross_entropy": lambda h, w, t: myns.fused_linear_cross_entropy(h, w, t, -100, "mean"),
+    "layer_norm": lambda x, w, b: myns.layer_norm(x, w, b, EPS),
+}
+OPS = list(EAGER)
+
+
+def op_inputs(op, cfg, batch, seq, dev):
+    bf = dict(device=dev, dtype=torch.bfloat16)
+    n, h, i, v = batch * seq, cfg.hidden_size, cfg.intermediate_size, cfg.vocab_size
+    hd = h // cfg.num_attention_heads
+    g = lambda *s: torch.randn(*s, **bf).requires_grad_()  # noqa: E731
+    t = lambda m: torch.randint(0, v, (m,), device=dev)  # noqa: E731
+    if op == "rms_norm":
+        return [g(n, h), g(h)]
+    if op == "add_rms_norm":
+        return [g(n, h), g(n, h), g(h)]
+    if op in ("swiglu", "geglu"):
+        return [g(n, 2 * i)]
+    if op == "rope":
+        ang = torch.randn(batch, seq, hd, **bf)
+        # HF's layout: [B, H, S, D] views of [B, S, H, D] projections.
+        q = torch.randn(batch, seq, cfg.num_attention_heads, hd, **bf).transpose(1, 2).requires_grad_()
+        k = torch.randn(batch, seq, cfg.num_key_value_heads, hd, **bf).transpose(1, 2).requires_grad_()
+        return [q, k, ang.cos(), ang.sin()]
+    if op == "cross_entropy":
+        m = max(1, n // 4)
+        return [g(m, v), t(m)]
+    if op == "fused_linear_cross_entropy":
+        return [(torch.randn(n, h, **bf) / h**0.5).requires_grad_(), (torch.randn(v, h, **bf) / h**0.5).requires_grad_(), t(n)]
+    if op == "layer_norm":
+        return [g(n, h), g(h), g(h)]
+    raise KeyError(op)
+
+
+def fwd_bwd(fn, inputs):
+    def f():
+        out = fn(*inputs)
+        outs = out if isinstance(out, tuple) else (out,)
+        torch.autograd.backward([o for o in outs if o.requires_grad], [torch.ones_like(o) for o in outs if o.requires_grad])
+        for x in inputs:
+            if isinstance(x, torch.Tensor) and x.is_leaf and x.grad is not None:
+                x.grad = None
+    return f
+
+
+def phase_ops(args, dev, cfg, batch, seq, notes, deadline):
+    timer = Timer(dev)
+    liger = _liger_ops() if dev.startswith("cuda") else {}
+    records = []
+    for op in OPS:
+        if time.time() > deadline:
+            notes.append(f"ops: budget reached before {op}")
+            break
+        inputs = op_inputs(op, cfg, batch, seq, dev)
+        impls = {"myns": MYNS[op], "eager": EAGER[op]}
+        if not args.llama_no_compile:
+            impls["compiled"] = torch.compile(EAGER[op])
+        if op in liger:
+            impls["liger"] = liger[op]
+        fns = {}
+        for k, fn in impls.items():
+            try:
+                f = fwd_bwd(fn, inputs)
+                f()
+                f()
+                fns[k] = f
+            except Exception as e:
+                notes.append(f"ops: {op} {k} failed: {type(e).__name__}: {str(e)[:160]}")
+        names = list(fns)
+        times = {k: [] for k in names}
+        for r in range(rounds(args)):
+            for k in names[r % len(names):] + names[: r % len(names)]:
+                times[k].append(timer(fns[k], 1 if args.quick else 5))
+        rec = {"op": op}
+        for k in names:
+            rec[f"{k}_ms"] = statistics.median(times[k])
+            rec[f"{k}_peak_mb"] = timer.peak(fns[k])[0] / 1e6
+        records.append(rec)
+        del inputs, fns, impls
+    return records
 
 
 def _config(args, small):
@@ -132,59 +300,54 @@ def run(args) -> dict:
     g = torch.Generator().manual_seed(0)
     data = [torch.randint(0, cfg.vocab_size, (batch, seq), generator=g).to(dev) for _ in range(4)]
     budget = args.llama_budget_s
-    variants = [(i, False) for i in impls] + ([] if args.llama_no_compile else [(i, True) for i in impls])
     n_rounds = 3
     steps_per = 2 if small else 3
 
-    # 1. Step time and peak memory, one variant at a time (peak memory needs
-    # the GPU to itself), then interleaved rounds over the built variants.
-    built, peak = {}, {}
-    for impl, comp in variants:
-        name = impl + (" compiled" if comp else "")
-        if time.time() - t0 > budget * 0.6:
-            notes.append(f"budget: {name} not measured")
-            continue
-        try:
-            if cuda:
-                torch.cuda.empty_cache()
-                torch.cuda.reset_peak_memory_stats()
-            m, step = _build(impl, base, comp)
-            for ids in data[:2]:  # warm-up (compiles)
-                step(ids)
-            sync()
-            if cuda:
-                torch.cuda.reset_peak_memory_stats()
-                before = torch.cuda.memory_allocated()
-            step(data[2])
-            sync()
-            peak[name] = (torch.cuda.max_memory_allocated() - 0) / 2**30 if cuda else float("nan")
-            built[name] = (m, step)
-            if cuda:  # keep one variant's state on the GPU at a time
-                del before
-        except Exception as e:
-            notes.append(f"{name}: {type(e).__name__}: {str(e).splitlines()[0][:200]}")
-            failed.append(name)
-            continue
-        times = []
-        for _ in range(n_rounds):
-            times.append(_time_steps(step, data[3], steps_per, sync))
-        times.sort()
-        records.append({"what": "step", "impl": name, "step_ms": times[len(times) // 2] * 1e3,
-                        "tokens_per_s": tokens / times[len(times) // 2], "peak_gib": peak[name]})
-        print(f"llama step {name:>16}: {records[-1]['step_ms']:8.1f} ms {records[-1]['tokens_per_s']:9.0f} tok/s "
-              f"peak {peak[name]:.2f} GiB", flush=True)
-        del built[name], m, step
+    # 1. Step time and peak memory. A group (eager, then compiled) is built
+    # one variant at a time, each one's peak taken above what was allocated
+    # before it was built (its weights, gradients, optimizer state and the
+    # step's activations); then the group's variants are timed in
+    # interleaved rounds (order rotated), medians.
+    def measure(group):
+        built = {}
+        for impl, comp in group:
+            name = impl + (" compiled" if comp else "")
+            if time.time() - t0 > budget:
+                notes.append(f"budget: {name} not measured")
+                continue
+            try:
+                if cuda:
+                    torch.cuda.synchronize()
+                    base_mem = torch.cuda.memory_allocated()
+                    torch.cuda.reset_peak_memory_stats()
+                m, step = _build(impl, base, comp)
+                for ids in data[:3]:  # warm-up (compiles), and the peak
+                    step(ids)
+                sync()
+                peak[name] = (torch.cuda.max_memory_allocated() - base_mem) / 2**30 if cuda else float("nan")
+                built[name] = (m, step)
+            except Exception as e:
+                notes.append(f"{name}: {type(e).__name__}: {str(e).splitlines()[0][:200]}")
+                failed.append(name)
+        names = list(built)
+        times = {k: [] for k in names}
+        for r in range(n_rounds):
+            for k in names[r % max(len(names), 1):] + names[: r % max(len(names), 1)]:
+                times[k].append(_time_steps(built[k][1], data[3], steps_per, sync))
+        for k in names:
+            t = statistics.median(times[k])
+            records.append({"what": "step", "impl": k, "step_ms": t * 1e3, "tokens_per_s": tokens / t,
+                            "peak_gib": peak[k]})
+            print(f"llama step {k:>16}: {t * 1e3:8.1f} ms {tokens / t:9.0f} tok/s peak {peak[k]:.2f} GiB", flush=True)
+        built.clear()
         if cuda:
             torch.cuda.empty_cache()
-    notes.append("Step: forward + backward + AdamW step, median of 3 rounds of "
-                 f"{steps_per} steps per implementation (each measured on its own for its peak memory).")
-    by = {r["impl"]: r for r in records if r["what"] == "step"}
-    for base_name in ("hf", "liger", "hf compiled", "liger compiled"):
-        for ours in ("myns", "myns compiled"):
-            if base_name in by and ours in by and ("compiled" in base_name) == ("compiled" in ours):
-                records.append({"what": "ratio", "impl": f"{ours} vs {base_name}",
-                                "speed": by[ours]["tokens_per_s"] / by[base_name]["tokens_per_s"],
-                                "memory": by[ours]["peak_gib"] / by[base_name]["peak_gib"] if cuda else float("nan")})
+
+    peak = {}
+    measure([(i, False) for i in impls])
+    notes.append(f"Step: forward + backward + AdamW step; {steps_per} steps per implementation per round, "
+                 f"{n_rounds} interleaved rounds, medians; peak memory: above what was allocated before the "
+                 "variant was built (weights, gradients, optimizer state, activations).")
 
     # 2. Loss curves: the same batches, eager.
     curves = {}
@@ -213,6 +376,25 @@ def run(args) -> dict:
                 if not all(x == x for x in c):
                     failed.append(f"{impl}: NaN in the loss curve")
 
+    # 3. Per op, forward + backward on the model's shapes.
+    op_recs = []
+    if time.time() - t0 < budget:
+        op_recs = phase_ops(args, dev, cfg, batch, seq, notes, t0 + budget)
+        for r in op_recs:
+            r["what"] = "op"
+        records.extend(op_recs)
+
+    # 4. The compiled variants last: they take the longest to build.
+    if not args.llama_no_compile:
+        measure([(i, True) for i in impls])
+
+    by = {r["impl"]: r for r in records if r["what"] == "step"}
+    for base_name in ("hf", "liger", "hf compiled", "liger compiled"):
+        for ours in ("myns", "myns compiled"):
+            if base_name in by and ours in by and ("compiled" in base_name) == ("compiled" in ours):
+                records.append({"what": "ratio", "impl": f"{ours} vs {base_name}",
+                                "speed": by[ours]["tokens_per_s"] / by[base_name]["tokens_per_s"],
+                                "memory": by[ours]["peak_gib"] / by[base_name]["peak_gib"] if cuda else float("nan")})
     rows = [[r["impl"], r["step_ms"], r["tokens_per_s"], r["peak_gib"]] for r in records if r["what"] == "step"]
     tabs = [table(f"Training step, Llama {params / 1e9:.2f}B params, {dtype}, batch {batch} x {seq} tokens",
                   ["implementation", "step ms", "tokens/s", "peak GiB"], rows)]
@@ -224,6 +406,16 @@ def run(args) -> dict:
     if cr:
         tabs.append(table(f"Loss curves over {steps} steps (same weights and batches) against HF",
                           ["implementation", "max |loss - HF loss|", "final loss", "HF final loss"], cr))
+    if op_recs:
+        impls_ops = [k for k in ("myns", "eager", "compiled", "liger") if any(f"{k}_ms" in r for r in op_recs)]
+        tabs.append(table(
+            f"Per op, forward + backward on the model's shapes ({batch} x {seq} tokens), ms (median of interleaved "
+            "rounds) and peak memory above the inputs, MB; ratio = baseline time / myns time",
+            ["op", *[f"{k} ms" for k in impls_ops], *[f"{k} MB" for k in impls_ops],
+             *[f"vs {k}" for k in impls_ops if k != "myns"]],
+            [[r["op"], *[r.get(f"{k}_ms", float("nan")) for k in impls_ops],
+              *[r.get(f"{k}_peak_mb", float("nan")) for k in impls_ops],
+              *[r.get(f"{k}_ms", float("nan")) / r["myns_ms"] for k in impls_ops if k != "myns"]] for r in op_recs]))
     kf = {f"{r['impl']} tokens/s": round(r["tokens_per_s"]) for r in records if r["what"] == "step"}
     kf.update({f"{r['impl']} speed": round(r["speed"], 3) for r in records if r["what"] == "ratio"})
     return {"tables": tabs, "records": records, "curves": curves, "notes": notes, "failed_checks": failed,

@@ -129,7 +129,8 @@ def append_history(results_dir: Path, report: dict) -> int:
         for line in path.read_text().splitlines():
             if line.strip():
                 d = json.loads(line)
-                seen.add((d["date"], d["commit"], d["machine"], d["benchmark"]))
+                # (Lines of other shapes, e.g. bench_matmul.py's own, have no such keys.)
+                seen.add((d.get("date"), d.get("commit"), d.get("machine"), d.get("benchmark")))
     new = [h for h in history_lines(report) if (h["date"], h["commit"], h["machine"], h["benchmark"]) not in seen]
     with path.open("a") as f:
         for h in new:
