@@ -14,8 +14,11 @@ from setuptools_rust import Binding, RustExtension
 def supported():
     """Oldest and newest supported torch minor: the Makefile's TORCH_VERSIONS."""
     here = os.path.dirname(os.path.abspath(__file__))
-    with open(os.path.join(here, "Makefile")) as f:
-        line = next(l for l in f if l.startswith("TORCH_VERSIONS :="))
+    try:
+        with open(os.path.join(here, "Makefile")) as f:
+            line = next(l for l in f if l.startswith("TORCH_VERSIONS :="))
+    except (OSError, StopIteration):  # an sdist without the Makefile
+        line = "TORCH_VERSIONS := 2.15.0 2.11.0"
     minors = sorted(tuple(int(p) for p in v.split(".")[:2]) for v in line.split(":=")[1].split())
     return minors[0], minors[-1]
 
