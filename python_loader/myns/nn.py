@@ -10,6 +10,7 @@ parameters).
 
 from __future__ import annotations
 
+import sys
 import types
 
 import torch
@@ -120,14 +121,25 @@ _ROPE_FORWARDS: dict = {}
 def _rope_forward(cls):
     """``cls.forward`` with ``apply_rotary_pos_emb`` bound to myns.rope: the
     same code over a copy of its module's globals, so only the patched
-    model's attention changes, not every model of the family."""
+    model's attention changes, not every model of the family. The copy is a
+    module of its own in ``sys.modules``: dynamo finds a frame's module by
+    ``__name__``, and a copy still named after transformers' module makes
+    torch 2.13 guard on transformers' function instead of ours."""
     if cls not in _ROPE_FORWARDS:
         fn = cls.forward
         if "apply_rotary_pos_emb" not in fn.__code__.co_names:
             raise NotImplementedError(f"myns.patch: {cls.__name__}.forward does not call apply_rotary_pos_emb")
-        g = dict(fn.__globals__, apply_rotary_pos_emb=_rope)
-        new = types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
+        name = f"myns._patched.{fn.__globals__['__name__']}"
+        module = sys.modules.get(name)
+        if module is None:
+            module = types.ModuleType(name)
+            module.__dict__.update(fn.__globals__)
+            module.__dict__.update(__name__=name, __spec__=None, apply_rotary_pos_emb=_rope)
+            sys.modules[name] = module
+        new = types.FunctionType(fn.__code__, module.__dict__, fn.__name__, fn.__defaults__, fn.__closure__)
         new.__kwdefaults__ = fn.__kwdefaults__
+        new.__qualname__ = fn.__qualname__
+        new.__module__ = name
         _ROPE_FORWARDS[cls] = new
     return _ROPE_FORWARDS[cls]
 
