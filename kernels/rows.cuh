@@ -114,9 +114,11 @@ struct MaxSum {
 template <typename A>
 __device__ __forceinline__ MaxSum<A> combine(MaxSum<A> a, MaxSum<A> b) {
   const A m = a.m > b.m ? a.m : b.m;
-  // -inf maxima contribute nothing (and must not produce -inf - -inf = nan).
-  const A sa = a.m == -INFINITY ? A(0) : a.s * fast_exp(a.m - m);
-  const A sb = b.m == -INFINITY ? A(0) : b.s * fast_exp(b.m - m);
+  // A state of -inf elements only (s == 0) contributes nothing (and must not
+  // produce -inf - -inf = nan); one whose m is -inf because it saw only NaN
+  // (s is NaN) must still poison the sum.
+  const A sa = a.s == A(0) ? A(0) : a.s * fast_exp(a.m - m);
+  const A sb = b.s == A(0) ? A(0) : b.s * fast_exp(b.m - m);
   return {m, sa + sb};
 }
 

@@ -619,7 +619,7 @@ def _ce_scale(grad, target, ignore, reduction, n):
     return g.expand(n) * keep
 
 
-def bound_cross_entropy_backward(g, x, target, ignore, reduction, refs):
+def bound_cross_entropy_backward(g, x, target, ignore, reduction, refs, dtype=None):
     """``cross_entropy_backward``: ``d_j = (p_j - [j = t]) s`` per row (``s``
     the row's gradient scale, 0 for ignored rows).
 
@@ -628,8 +628,11 @@ def bound_cross_entropy_backward(g, x, target, ignore, reduction, refs):
     each, and ``s`` itself (a division for "mean") once::
 
         |d - ref| <= u_out |ref| + |s| (p_j (12 + LAMBDA sqrt(V) + 4 log2 V + 4 |x_j - m| + 4 W) + 3 [j = t]) u_acc + floor
+
+    ``dtype``: the dtype ``d`` is computed for when ``x`` is not in it (fused
+    linear cross-entropy passes its float64 logits).
     """
-    dt = x.dtype
+    dt = dtype or x.dtype
     n, v = x.shape
     ua = u_acc(dt)
     p, w, _, _, _ = _ce_terms(x, target, ignore)
@@ -682,7 +685,8 @@ def bound_fused_linear_cross_entropy_backward(g, h, w, target, ignore, reduction
     ``d`` is off by cross_entropy_backward's bound plus the logits' error:
     ``E`` (matmul's bound, up to ``Emax`` per row) moves ``p_j`` by ``p_j
     2 Emax``, so ``|dd_j| <= D_j = b_ce_j + |s| (p_j + [j = t]) 2 Emax`` (the
-    op rounds ``d`` to the inputs' dtype: ``u_out |d|`` in ``b_ce``). Each
+    op rounds ``d`` to the inputs' dtype: ``u_out |d| + floor`` in ``b_ce``,
+    taken for that dtype). Each
     product then adds matmul's own error, and the chunks' weight gradients,
     each rounded to the dtype, are summed (``LAMBDA sqrt(C) u_out`` of the
     magnitudes, and one ``floor`` per chunk where they are subnormal)::
@@ -703,9 +707,11 @@ def bound_fused_linear_cross_entropy_backward(g, h, w, target, ignore, reduction
     if v:
         onehot.scatter_(1, t[:, None], 1.0)
     d = (p - onehot) * _ce_scale(g, target, ignore, reduction, n)[:, None]
-    (bce,) = bound_cross_entropy_backward(g, z, target, ignore, reduction, (d,))
+    # d as the op forms it in the inputs' dtype: its own error and rounding
+    # (u_out |d| + floor: a subnormal d rounds to a step whatever its size).
+    (bce,) = bound_cross_entropy_backward(g, z, target, ignore, reduction, (d,), dtype=dt)
     big = s * (p + onehot) * 2 * emax
-    dd = torch.nan_to_num(bce, posinf=0.0) + u_out(dt) * d.abs() + big
+    dd = torch.nan_to_num(bce, posinf=0.0) + big
     wa, ha = _d(w).abs(), _d(h).abs()
     chunks = -(-n // flce_chunk_rows(n, hd, v)) if n else 1
     ua = u_acc(dt)
