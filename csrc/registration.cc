@@ -18,6 +18,7 @@
 
 #include <array>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -234,7 +235,7 @@ struct RustNode final : torch::autograd::Node {
     const Outcome o = run_backward(op_, rust::Slice<const Arg>(args.data(), args.size()),
                                    rust::Slice<const Arg>(out_args.data(), out_args.size()),
                                    rust::Slice<const Arg>(grad_args.data(), grad_args.size()),
-                                   rust::Slice<const uint8_t>(needs.data(), needs.size()),
+                                   rust::Slice<const uint8_t>(needs.data(), needs.size()), release_,
                                    rust::Slice<size_t>(outs.data(), outs.size()));
     if (o.kind != 0) raise(o);
     const size_t n = o.count;
@@ -250,6 +251,9 @@ struct RustNode final : torch::autograd::Node {
 
   std::string name() const override { return "myns::" + std::string(op_name(op_)) + "Backward"; }
 
+  // Called by the engine before apply when the graph is not retained.
+  void will_release_variables() override { release_ = true; }
+
   void release_variables() override {
     for (auto& s : inputs_) s.reset_data();
     for (auto& s : outputs_) s.reset_data();
@@ -259,21 +263,33 @@ struct RustNode final : torch::autograd::Node {
   std::vector<c10::IValue> args_;  // every argument; tensors as None
   std::vector<size_t> pos_;        // argument position of each tensor input, ascending
   std::vector<torch::autograd::SavedVariable> inputs_, outputs_;
+  bool release_ = false;
 };
 
 struct RustAutogradKernel final : c10::OperatorKernel {
   explicit RustAutogradKernel(size_t op) : op_(op) {}
 
+  // The op to run instead while recording (the declaration's `train_with`),
+  // looked up on first use: registration order is not ours to rely on.
+  const c10::OperatorHandle* train_op() {
+    std::call_once(train_once_, [this] {
+      const std::string name(op_train_with(op_));
+      if (!name.empty()) train_ = c10::Dispatcher::singleton().findSchemaOrThrow(("myns::" + name).c_str(), "");
+    });
+    return train_ ? &*train_ : nullptr;
+  }
+
   void operator()(const c10::OperatorHandle& h, c10::DispatchKeySet ks, torch::jit::Stack* stack) {
     const size_t n = h.schema().arguments().size();
     const auto base = stack->end() - n;
     const bool grad_mode = c10::GradMode::is_enabled();
-    bool record = false;
+    bool record = false, every_float_grad = true;
     for (auto it = base; it != stack->end(); ++it) {
       if (!it->isTensor()) continue;
       const at::Tensor& t = it->toTensor();
       if (!t.defined()) continue;
       record |= grad_mode && t.requires_grad();
+      if (t.is_floating_point()) every_float_grad &= t.requires_grad();
       TORCH_CHECK(!t._fw_grad(/*level=*/0).defined(), "myns::", std::string(op_name(op_)),
                   ": forward-mode AD (jvp) is not implemented");
     }
@@ -295,13 +311,23 @@ struct RustAutogradKernel final : c10::OperatorKernel {
       }
       node->set_next_edges(torch::autograd::collect_next_edges(at::TensorList(tensors)));
     }
+    // The training op forms every input's gradient: only worth it when all
+    // are wanted (a frozen weight's gradient would be computed for nothing).
+    const c10::OperatorHandle* train = node && every_float_grad ? train_op() : nullptr;
     {
       // The kernel runs below autograd on the same stack (no copies).
       at::AutoDispatchBelowADInplaceOrView guard;
-      h.redispatchBoxed(ks & c10::after_autograd_keyset, stack);
+      (train ? *train : h).redispatchBoxed(ks & c10::after_autograd_keyset, stack);
     }
     if (!node) return;
     const size_t n_out = h.schema().returns().size();
+    // The training op's results after this op's outputs are kept for backward.
+    std::vector<at::Tensor> kept;
+    if (train) {
+      const size_t n_kept = train->schema().returns().size() - n_out;
+      for (auto it = stack->end() - n_kept; it != stack->end(); ++it) kept.push_back(it->toTensor());
+      torch::jit::drop(*stack, n_kept);
+    }
     const bool save = op_saves_outputs(op_);
     for (auto it = stack->end() - n_out; it != stack->end(); ++it) {
       const at::Tensor out = it->isTensor() ? it->toTensor() : at::Tensor();
@@ -314,9 +340,12 @@ struct RustAutogradKernel final : c10::OperatorKernel {
       // Saved after set_history, as outputs of this node (no reference cycle).
       if (save) node->outputs_.emplace_back(out, /*is_output=*/differentiable);
     }
+    for (const auto& t : kept) node->outputs_.emplace_back(t, /*is_output=*/false);
   }
 
   size_t op_;
+  std::once_flag train_once_;
+  std::optional<c10::OperatorHandle> train_;
 };
 
 // torch.autocast, as aten's own wrappers do it: with the autocast key

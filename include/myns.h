@@ -167,6 +167,8 @@ int myns_cross_entropy_backward(const myns_tensor grad, const myns_tensor logits
 int myns_fused_add_rms_norm(myns_tensor x, myns_tensor residual, const myns_tensor weight, double eps);
 /* fused_linear_cross_entropy(Tensor hidden, Tensor weight, Tensor target, int ignore_index=-100, str reduction="mean") -> Tensor */
 int myns_fused_linear_cross_entropy(const myns_tensor hidden, const myns_tensor weight, const myns_tensor target, int64_t ignore_index, const char* reduction, myns_tensor* out);
+/* fused_linear_cross_entropy_train(Tensor hidden, Tensor weight, Tensor target, int ignore_index=-100, str reduction="mean") -> (Tensor, Tensor, Tensor) */
+int myns_fused_linear_cross_entropy_train(const myns_tensor hidden, const myns_tensor weight, const myns_tensor target, int64_t ignore_index, const char* reduction, myns_tensor* out0, myns_tensor* out1, myns_tensor* out2);
 /* fused_linear_cross_entropy_backward(Tensor grad, Tensor hidden, Tensor weight, Tensor target, int ignore_index=-100, str reduction="mean") -> (Tensor, Tensor) */
 int myns_fused_linear_cross_entropy_backward(const myns_tensor grad, const myns_tensor hidden, const myns_tensor weight, const myns_tensor target, int64_t ignore_index, const char* reduction, myns_tensor* out0, myns_tensor* out1);
 /* gelu_and_mul(Tensor x, str approximate="none") -> Tensor */

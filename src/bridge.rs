@@ -28,6 +28,8 @@ mod rust_side {
         fn op_schema(op: usize) -> &'static str;
         fn op_has_backward(op: usize) -> bool;
         fn op_saves_outputs(op: usize) -> bool;
+        /// The op autograd runs instead while recording ("" for none).
+        fn op_train_with(op: usize) -> &'static str;
         /// The op's autocast policy for CUDA (`cuda`) or CPU autocast: 0
         /// none, 1 the autocast dtype, 2 float32, 3 the autocast dtype in and
         /// float32 out.
@@ -36,13 +38,16 @@ mod rust_side {
         /// writes owned `at::Tensor*`s to `outs` (their number in `count`).
         fn run_kernel(op: usize, key: Key, args: &[Arg], stream: usize, outs: &mut [usize]) -> Outcome;
         /// Gradients of op `op` for each tensor input (0 where none), given
-        /// the inputs, the forward outputs and the output gradients.
+        /// the inputs, the forward outputs and the output gradients;
+        /// `release`: autograd frees what the node saved after this call (no
+        /// `retain_graph`), so backward may write into the kept outputs.
         fn run_backward(
             op: usize,
             args: &[Arg],
             outputs: &[Arg],
             grads: &[Arg],
             needs_grad: &[u8],
+            release: bool,
             outs: &mut [usize],
         ) -> Outcome;
     }
@@ -107,6 +112,10 @@ fn op_saves_outputs(op: usize) -> bool {
     table().get(op).is_some_and(|s| s.save_outputs)
 }
 
+fn op_train_with(op: usize) -> &'static str {
+    table().get(op).and_then(|s| s.train_with).unwrap_or("")
+}
+
 fn op_autocast(op: usize, cuda: bool) -> u8 {
     table().get(op).map_or(0, |s| s.autocast.code(cuda))
 }
@@ -129,10 +138,10 @@ fn run_kernel(op: usize, key: Key, args: &[Arg], stream: usize, outs: &mut [usiz
     })
 }
 
-fn run_backward(op: usize, args: &[Arg], outputs: &[Arg], grads: &[Arg], needs_grad: &[u8], outs: &mut [usize]) -> Outcome {
+fn run_backward(op: usize, args: &[Arg], outputs: &[Arg], grads: &[Arg], needs_grad: &[u8], release: bool, outs: &mut [usize]) -> Outcome {
     outcome(op, |spec| {
         let backward = spec.backward.ok_or_else(|| spec.error("has no backward"))?;
-        let grads = backward(spec, &BackwardCall::new(args, outputs, grads, needs_grad))?;
+        let grads = backward(spec, &BackwardCall::new(args, outputs, grads, needs_grad, release))?;
         write_outs(spec, grads, outs)
     })
 }

@@ -20,6 +20,10 @@
 ///     meta: meta;             // fn(&RmsNorm) -> Result<Tensor>, symbolic sizes
 ///     backward: backward;     // optional: fn(&Backward<RmsNorm>) -> Result<Vec<Option<Tensor>>>
 ///     saves_outputs: false;   // optional: backward reads the forward's outputs
+///     train_with: rms_norm_train; // optional, e.g.: while autograd records and every
+///                             // floating-point input requires grad, this op (same
+///                             // arguments) runs instead; its results are this
+///                             // op's outputs, then tensors kept for backward
 ///     autocast: fp32_on_cuda; // optional: lower_precision | fp32 | fp32_on_cuda | linear_loss
 /// }
 /// ```
@@ -44,6 +48,7 @@ macro_rules! op {
         meta: $meta:path;
         $(backward: $backward:path;)?
         $(saves_outputs: $save:literal;)?
+        $(train_with: $train:ident;)?
         $(autocast: $autocast:ident;)?
     ) => {
         /// The typed arguments of the op (see its function).
@@ -87,6 +92,7 @@ macro_rules! op {
                         $backward(&$crate::op::Backward::new(spec, a, call))
                     }) as $crate::op::BackwardFn)?),
                     save_outputs: $crate::op::__op_bool!($($save)?),
+                    train_with: $crate::op::__op_some!($(stringify!($train))?),
                     autocast: $crate::op::__op_autocast!($($autocast)?),
                     cache: $crate::op::OpCache::new(),
                 };

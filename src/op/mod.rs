@@ -153,6 +153,12 @@ pub struct OpSpec {
     pub backward: Option<BackwardFn>,
     /// Whether backward needs the forward outputs (kept alive until then).
     pub save_outputs: bool,
+    /// An op with the same arguments that autograd runs instead of this one
+    /// when it records a graph and every floating-point input requires
+    /// grad: its first results are this op's outputs, the
+    /// rest are kept for backward ([`Backward::output`] after the saved
+    /// outputs). E.g. a loss that forms its gradients in the forward pass.
+    pub train_with: Option<&'static str>,
     pub autocast: Autocast,
     #[doc(hidden)]
     pub cache: OpCache,
@@ -319,11 +325,12 @@ pub struct BackwardCall<'a> {
     outputs: &'a [Arg],
     grads: &'a [Arg],
     needs_grad: &'a [u8],
+    release: bool,
 }
 
 impl<'a> BackwardCall<'a> {
-    pub(crate) fn new(args: &'a [Arg], outputs: &'a [Arg], grads: &'a [Arg], needs_grad: &'a [u8]) -> Self {
-        BackwardCall { args, outputs, grads, needs_grad }
+    pub(crate) fn new(args: &'a [Arg], outputs: &'a [Arg], grads: &'a [Arg], needs_grad: &'a [u8], release: bool) -> Self {
+        BackwardCall { args, outputs, grads, needs_grad, release }
     }
 }
 
@@ -344,13 +351,20 @@ impl<'a, A> Backward<'a, A> {
         // SAFETY: an `at::Tensor*` owned by the C++ caller for this call.
         self.raw.grads.get(i).filter(|a| a.kind == ArgKind::Tensor).map(|a| unsafe { borrow_tensor(a.tensor) })
     }
-    /// Forward output `i` (ops declared with `saves_outputs`).
+    /// Forward output `i` (ops declared with `saves_outputs`), then the
+    /// extra results of the `train_with` op.
     pub fn output(&self, i: usize) -> Result<ManuallyDrop<Tensor>> {
         match self.raw.outputs.get(i) {
             // SAFETY: an `at::Tensor*` owned by the C++ caller for this call.
             Some(a) if a.kind == ArgKind::Tensor => Ok(unsafe { borrow_tensor(a.tensor) }),
             _ => Err(self.spec.error(format_args!("missing output {i}"))),
         }
+    }
+    /// Whether autograd frees the saved tensors after this call (no
+    /// `retain_graph`): backward may then write into the kept outputs
+    /// instead of allocating.
+    pub fn releases_saved(&self) -> bool {
+        self.raw.release
     }
     /// Whether autograd wants the gradient of tensor input number `i`
     /// (counting tensor arguments only).

@@ -138,6 +138,16 @@ pub struct MynsLib {
         reduction: *const ::std::os::raw::c_char,
         out: *mut myns_tensor,
     ) -> ::std::os::raw::c_int,
+    pub myns_fused_linear_cross_entropy_train: unsafe extern "C" fn(
+        hidden: myns_tensor,
+        weight: myns_tensor,
+        target: myns_tensor,
+        ignore_index: i64,
+        reduction: *const ::std::os::raw::c_char,
+        out0: *mut myns_tensor,
+        out1: *mut myns_tensor,
+        out2: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int,
     pub myns_fused_linear_cross_entropy_backward: unsafe extern "C" fn(
         grad: myns_tensor,
         hidden: myns_tensor,
@@ -276,6 +286,9 @@ impl MynsLib {
         let myns_fused_linear_cross_entropy = __library
             .get(b"myns_fused_linear_cross_entropy\0")
             .map(|sym| *sym)?;
+        let myns_fused_linear_cross_entropy_train = __library
+            .get(b"myns_fused_linear_cross_entropy_train\0")
+            .map(|sym| *sym)?;
         let myns_fused_linear_cross_entropy_backward = __library
             .get(b"myns_fused_linear_cross_entropy_backward\0")
             .map(|sym| *sym)?;
@@ -327,6 +340,7 @@ impl MynsLib {
             myns_cross_entropy_backward,
             myns_fused_add_rms_norm,
             myns_fused_linear_cross_entropy,
+            myns_fused_linear_cross_entropy_train,
             myns_fused_linear_cross_entropy_backward,
             myns_gelu_and_mul,
             myns_gelu_and_mul_backward,
@@ -513,6 +527,28 @@ impl MynsLib {
         out: *mut myns_tensor,
     ) -> ::std::os::raw::c_int {
         (self.myns_fused_linear_cross_entropy)(hidden, weight, target, ignore_index, reduction, out)
+    }
+    pub unsafe fn myns_fused_linear_cross_entropy_train(
+        &self,
+        hidden: myns_tensor,
+        weight: myns_tensor,
+        target: myns_tensor,
+        ignore_index: i64,
+        reduction: *const ::std::os::raw::c_char,
+        out0: *mut myns_tensor,
+        out1: *mut myns_tensor,
+        out2: *mut myns_tensor,
+    ) -> ::std::os::raw::c_int {
+        (self.myns_fused_linear_cross_entropy_train)(
+            hidden,
+            weight,
+            target,
+            ignore_index,
+            reduction,
+            out0,
+            out1,
+            out2,
+        )
     }
     pub unsafe fn myns_fused_linear_cross_entropy_backward(
         &self,

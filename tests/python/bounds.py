@@ -653,7 +653,11 @@ def flce_chunk_rows(n, h, v):
     """The op's chunk size (src/ops/fused_linear_cross_entropy.rs chunk_rows)."""
     inc = -(-v // max(h, 1))
     c = max(-(-n // max(inc, 1)), 1)
-    return 1 << (c - 1).bit_length()
+    liger = 1 << (c - 1).bit_length()
+    wide = 1
+    while wide < 1024 and 2 * wide * max(v, 1) <= 1 << 25:
+        wide *= 2
+    return max(liger, min(wide, 1 << (max(n, 1) - 1).bit_length()))
 
 
 def _logit_err(h, w, dt):
@@ -721,6 +725,17 @@ def bound_fused_linear_cross_entropy_backward(g, h, w, target, ignore, reduction
     return _finite_or_inf(bgh), _finite_or_inf(bgw)
 
 
+def bound_fused_linear_cross_entropy_train(h, w, target, ignore, reduction, refs):
+    """``fused_linear_cross_entropy_train`` -> ``(loss, grad_h, grad_w)``: the
+    loss as fused_linear_cross_entropy's, the gradients as its backward's at
+    a loss gradient of 1 (reduction "none": empty, exact)."""
+    (bl,) = bound_fused_linear_cross_entropy(h, w, target, ignore, reduction, refs[:1])
+    if reduction == "none":
+        return bl, torch.zeros_like(_d(refs[1])), torch.zeros_like(_d(refs[2]))
+    one = torch.ones((), dtype=h.dtype, device=h.device)
+    return (bl, *bound_fused_linear_cross_entropy_backward(one, h, w, target, ignore, reduction, refs[1:]))
+
+
 # Op name -> bound(*args, refs) returning one bound tensor per output.
 OP_BOUNDS = {
     "add": lambda a, b, refs: bound_add(a, b, refs),
@@ -746,6 +761,7 @@ OP_BOUNDS = {
     "cross_entropy_backward": bound_cross_entropy_backward,
     "fused_linear_cross_entropy": bound_fused_linear_cross_entropy,
     "fused_linear_cross_entropy_backward": bound_fused_linear_cross_entropy_backward,
+    "fused_linear_cross_entropy_train": bound_fused_linear_cross_entropy_train,
 }
 
 

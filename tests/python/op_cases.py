@@ -212,6 +212,13 @@ def _flce_backward(g, h, w, target, ignore, reduction):
     return torch.autograd.grad(_ce_loss(hd @ wd.T, target, ignore, reduction), (hd, wd), g.double())
 
 
+def _flce_train(h, w, target, ignore, reduction):
+    (loss,) = _flce(h, w, target, ignore, reduction)
+    if reduction == "none":
+        return loss, h.new_empty(0, h.shape[1]).double(), w.new_empty(0, w.shape[1]).double()
+    return (loss, *_flce_backward(torch.ones((), dtype=h.dtype, device=h.device), h, w, target, ignore, reduction))
+
+
 def ce_target(n, v, device, ignore=-100):
     """Class indices with every third row ignored."""
     t = torch.randint(0, v, (n,), device=device)
@@ -268,6 +275,9 @@ CASES: dict[str, Case] = {
         lambda dt, dev: (torch.tensor(0.7, dtype=dt, device=dev), t(11, 8, dtype=dt, device=dev), t(40, 8, dtype=dt, device=dev),
                          ce_target(11, 40, dev), -100, "mean"),
         _flce_backward),
+    "fused_linear_cross_entropy_train": Case(
+        lambda dt, dev: (t(11, 8, dtype=dt, device=dev), t(40, 8, dtype=dt, device=dev), ce_target(11, 40, dev), -100, "mean"),
+        _flce_train),
 }
 
 

@@ -107,6 +107,7 @@ CE_TARGETS = {
     "cross_entropy_backward": (2, 3, 1, -1),
     "fused_linear_cross_entropy": (2, 3, 1, 0),
     "fused_linear_cross_entropy_backward": (3, 4, 2, 0),
+    "fused_linear_cross_entropy_train": (2, 3, 1, 0),
 }
 
 

@@ -195,6 +195,23 @@ def softmax_reads_past_the_end(x, dim):
     return (e / s).movedim(-1, dim).to(x.dtype).contiguous()
 
 
+def flce_train_sum_for_mean(h, w, t, ignore, reduction):
+    """Gradients of the summed loss where the mean was asked (1/count lost)."""
+    loss = torch.ops.myns.fused_linear_cross_entropy(h, w, t, ignore, reduction)
+    one = torch.ones((), dtype=h.dtype)
+    return (loss, *torch.ops.myns.fused_linear_cross_entropy_backward(one, h, w, t, ignore, "sum"))
+
+
+def flce_train_drops_last_row(h, w, t, ignore, reduction):
+    """The last row's gradient never formed (a chunk loop one row short)."""
+    loss = torch.ops.myns.fused_linear_cross_entropy(h, w, t, ignore, reduction)
+    one = torch.ones((), dtype=h.dtype)
+    t2 = t.clone()
+    t2[-1] = ignore
+    gh, gw = torch.ops.myns.fused_linear_cross_entropy_backward(one, h, w, t2, ignore, reduction)
+    return loss, gh, gw
+
+
 # (op, variant, dtypes, what must catch it): "bound" = an element outside its
 # bound (or NaN where there should be none), "canary" = a write outside the
 # arguments, "read-only" = an input changed.
@@ -221,6 +238,8 @@ VARIANTS = [
     ("rms_norm", rms_norm_shifted_by_one, DTYPES, "bound"),
     ("add", add_writes_into_its_input, DTYPES, "read-only"),
     ("softmax", softmax_reads_past_the_end, DTYPES, "bound"),
+    ("fused_linear_cross_entropy_train", flce_train_sum_for_mean, DTYPES, "bound"),
+    ("fused_linear_cross_entropy_train", flce_train_drops_last_row, DTYPES, "bound"),
 ]
 CATCHES = {"bound": "outside the bound", "canary": "wrote outside argument", "read-only": "changed its read-only argument"}
 

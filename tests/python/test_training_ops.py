@@ -13,6 +13,7 @@ import torch.nn.functional as F
 from torch.library import opcheck
 
 import myns
+from bounds import assert_within, op_bounds, u_out
 from conftest import DTYPES
 from op_cases import CASES, _ce_loss, ce_target, check_op, norm_input, rope_args, rotate_half
 
@@ -107,6 +108,27 @@ def test_fused_linear_cross_entropy(nhv, reduction, dtype, device):
     (loss,) = check_op("fused_linear_cross_entropy", [hid, w, t, -100, reduction])
     g = rand(loss.shape, dtype, device)
     check_op("fused_linear_cross_entropy_backward", [g, hid, w, t, -100, reduction])
+    check_op("fused_linear_cross_entropy_train", [hid, w, t, -100, reduction])
+
+
+@pytest.mark.parametrize("frozen", [False, True], ids=["train", "frozen_weight"])
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_fused_linear_cross_entropy_autograd_within_bound(reduction, frozen, dtype, device):
+    """Through autograd the op runs its training form (gradients at a loss
+    gradient of 1, formed in the forward pass) and backward scales them by
+    the loss gradient: one more rounding, ``u_out |ref|``, on the backward
+    op's bound. A frozen weight takes the plain forward and backward instead."""
+    n, h, v = 37, 16, 300
+    hid, w = rand((n, h), dtype, device), rand((v, h), dtype, device)
+    t = ce_target(n, v, device)
+    g = torch.tensor(0.37, dtype=dtype, device=device)
+    hr, wr = hid.clone().requires_grad_(), w.clone().requires_grad_(not frozen)
+    myns.fused_linear_cross_entropy(hr, wr, t, -100, reduction).backward(g)
+    refs = CASES["fused_linear_cross_entropy_backward"].ref(g, hid, w, t, -100, reduction)
+    bounds = op_bounds("fused_linear_cross_entropy_backward", [g, hid, w, t, -100, reduction], refs)
+    got = [hr.grad] + ([] if frozen else [wr.grad])
+    for out, ref, b in zip(got, refs, bounds):
+        assert_within(out, ref, b + u_out(dtype) * (ref.abs() + b), dtype, f"fused_linear_cross_entropy autograd {dtype}")
 
 
 def test_fused_linear_cross_entropy_matches_unfused_autograd(device):
@@ -185,12 +207,14 @@ def opcheck_cases(dtype, device):
     yield torch.ops.myns.fused_linear_cross_entropy.default, (rg(hid), rg(lw), t, -100, "mean")
     yield torch.ops.myns.fused_linear_cross_entropy.default, (rg(hid), rg(lw), t, -100, "none")
     yield torch.ops.myns.fused_linear_cross_entropy_backward.default, (torch.tensor(1.0, **o), hid, lw, t, -100, "sum")
+    yield torch.ops.myns.fused_linear_cross_entropy_train.default, (hid, lw, t, -100, "mean")
+    yield torch.ops.myns.fused_linear_cross_entropy_train.default, (hid, lw, t, -100, "none")
     yield torch.ops.myns.add_rms_norm.default, (rg(x), rg(x * 2), rg(w), 1e-6)
     yield torch.ops.myns.add_rms_norm_backward.default, (x, x, x, w, 1e-6)
     yield torch.ops.myns.add_rms_norm_backward.default, (x, None, x, w, 1e-6)
 
 
-@pytest.mark.parametrize("case", range(15))
+@pytest.mark.parametrize("case", range(17))
 def test_opcheck(case, dtype, device):
     op, args = list(opcheck_cases(dtype, device))[case]
     opcheck(op, args)
@@ -347,7 +371,7 @@ def test_fused_linear_cross_entropy_memory():
 def test_every_training_op_has_a_case():
     for name in ["rope", "layer_norm", "layer_norm_backward", "gelu_and_mul", "gelu_and_mul_backward", "cross_entropy",
                  "cross_entropy_backward", "fused_linear_cross_entropy", "fused_linear_cross_entropy_backward",
-                 "add_rms_norm", "add_rms_norm_backward"]:
+                 "fused_linear_cross_entropy_train", "add_rms_norm", "add_rms_norm_backward"]:
         assert name in CASES and name in myns.op_names()
 
 
