@@ -213,7 +213,10 @@ struct RustNode final : torch::autograd::Node {
     argv.reserve(args_.size());
     for (size_t j = 0, k = 0; j < args_.size(); ++j) {
       if (k < n_in && pos_[k] == j) {
-        argv.emplace_back(inputs_[k++].unpack());
+        const auto& m = unread_[k];
+        argv.emplace_back(m ? at::empty_strided_symint(m->sizes, m->strides, m->options.device(at::kMeta))
+                            : inputs_[k].unpack());
+        ++k;
       } else {
         argv.push_back(args_[j]);
       }
@@ -263,6 +266,13 @@ struct RustNode final : torch::autograd::Node {
   std::vector<c10::IValue> args_;  // every argument; tensors as None
   std::vector<size_t> pos_;        // argument position of each tensor input, ascending
   std::vector<torch::autograd::SavedVariable> inputs_, outputs_;
+  // Per tensor input: its metadata when backward never reads its data (the
+  // declaration's backward_reads), so that the tensor itself is not kept.
+  struct Unread {
+    std::vector<c10::SymInt> sizes, strides;
+    at::TensorOptions options;
+  };
+  std::vector<std::optional<Unread>> unread_;
   bool release_ = false;
 };
 
@@ -301,8 +311,15 @@ struct RustAutogradKernel final : c10::OperatorKernel {
       for (size_t i = 0; i < n; ++i) {
         const c10::IValue& v = base[i];
         if (v.isTensor()) {
-          tensors.push_back(v.toTensor());
-          node->inputs_.emplace_back(v.toTensor(), /*is_output=*/false);
+          const at::Tensor& t = v.toTensor();
+          tensors.push_back(t);
+          if (t.defined() && !op_saves_input(op_, i)) {
+            node->unread_.push_back(RustNode::Unread{t.sym_sizes().vec(), t.sym_strides().vec(), t.options()});
+            node->inputs_.emplace_back();
+          } else {
+            node->unread_.emplace_back();
+            node->inputs_.emplace_back(t, /*is_output=*/false);
+          }
           node->pos_.push_back(i);
           node->args_.emplace_back();
         } else {

@@ -28,6 +28,8 @@ mod rust_side {
         fn op_schema(op: usize) -> &'static str;
         fn op_has_backward(op: usize) -> bool;
         fn op_saves_outputs(op: usize) -> bool;
+        /// Whether autograd keeps argument `arg` (a tensor) for backward.
+        fn op_saves_input(op: usize, arg: usize) -> bool;
         /// The op autograd runs instead while recording ("" for none).
         fn op_train_with(op: usize) -> &'static str;
         /// The op's autocast policy for CUDA (`cuda`) or CPU autocast: 0
@@ -110,6 +112,13 @@ fn op_has_backward(op: usize) -> bool {
 
 fn op_saves_outputs(op: usize) -> bool {
     table().get(op).is_some_and(|s| s.save_outputs)
+}
+
+fn op_saves_input(op: usize, arg: usize) -> bool {
+    table().get(op).is_none_or(|s| match (s.backward_reads, s.args.get(arg)) {
+        (Some(reads), Some(a)) => reads.contains(&a.name),
+        _ => true,
+    })
 }
 
 fn op_train_with(op: usize) -> &'static str {

@@ -153,6 +153,10 @@ pub struct OpSpec {
     pub backward: Option<BackwardFn>,
     /// Whether backward needs the forward outputs (kept alive until then).
     pub save_outputs: bool,
+    /// The tensor inputs whose data backward reads (`None`: all). Autograd
+    /// keeps only these; backward sees the others as meta tensors of their
+    /// size, strides and dtype (activations nobody else holds are freed).
+    pub backward_reads: Option<&'static [&'static str]>,
     /// An op with the same arguments that autograd runs instead of this one
     /// when it records a graph and every floating-point input requires
     /// grad: its first results are this op's outputs, the

@@ -35,6 +35,7 @@ op! {
     meta: meta;
     backward: backward;
     saves_outputs: true;
+    backward_reads: [weight];
 }
 
 op! {

@@ -131,6 +131,27 @@ def test_fused_linear_cross_entropy_autograd_within_bound(reduction, frozen, dty
         assert_within(out, ref, b + u_out(dtype) * (ref.abs() + b), dtype, f"fused_linear_cross_entropy autograd {dtype}")
 
 
+def test_add_rms_norm_keeps_only_what_backward_reads(device):
+    """Autograd keeps the weight and the sum for backward, not x and residual
+    (backward_reads): an attention or MLP output is freed after the norm."""
+    o = dict(dtype=torch.float64, device=device)
+    x, r = (torch.randn(4, 16, **o).requires_grad_() for _ in range(2))
+    w = torch.randn(16, **o).requires_grad_()
+    xs, rs = x * 1, r * 1
+    packed = []
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+        y, s = myns.add_rms_norm(xs, rs, w, 1e-6)
+    ptrs = {t.data_ptr() for t in packed}
+    assert w.data_ptr() in ptrs and s.data_ptr() in ptrs
+    assert xs.data_ptr() not in ptrs and rs.data_ptr() not in ptrs
+    gy, gs = torch.randn_like(y), torch.randn_like(s)
+    got = torch.autograd.grad((y, s), (x, r, w), (gy, gs))
+    s64 = x + r
+    ref = torch.autograd.grad((F.rms_norm(s64, (16,), w, 1e-6), s64), (x, r, w), (gy, gs))
+    for a, b in zip(got, ref):
+        torch.testing.assert_close(a, b)
+
+
 def test_fused_linear_cross_entropy_matches_unfused_autograd(device):
     n, h, v = 37, 16, 300
     hid = torch.randn(n, h, device=device, dtype=torch.float64, requires_grad=True)
