@@ -266,8 +266,9 @@ struct RustNode final : torch::autograd::Node {
   std::vector<c10::IValue> args_;  // every argument; tensors as None
   std::vector<size_t> pos_;        // argument position of each tensor input, ascending
   std::vector<torch::autograd::SavedVariable> inputs_, outputs_;
-  // Per tensor input: its metadata when backward never reads its data (the
-  // declaration's backward_reads), so that the tensor itself is not kept.
+  // Per tensor input: its metadata when backward does not read its data for
+  // the gradients wanted (the declaration's backward_reads), so that the
+  // tensor itself is not kept.
   struct Unread {
     std::vector<c10::SymInt> sizes, strides;
     at::TensorOptions options;
@@ -294,11 +295,13 @@ struct RustAutogradKernel final : c10::OperatorKernel {
     const auto base = stack->end() - n;
     const bool grad_mode = c10::GradMode::is_enabled();
     bool record = false, every_float_grad = true;
+    uint64_t requires_grad = 0;  // bit i: argument i
     for (auto it = base; it != stack->end(); ++it) {
       if (!it->isTensor()) continue;
       const at::Tensor& t = it->toTensor();
       if (!t.defined()) continue;
       record |= grad_mode && t.requires_grad();
+      if (t.requires_grad() && it - base < 64) requires_grad |= uint64_t{1} << (it - base);
       if (t.is_floating_point()) every_float_grad &= t.requires_grad();
       TORCH_CHECK(!t._fw_grad(/*level=*/0).defined(), "myns::", std::string(op_name(op_)),
                   ": forward-mode AD (jvp) is not implemented");
@@ -313,7 +316,7 @@ struct RustAutogradKernel final : c10::OperatorKernel {
         if (v.isTensor()) {
           const at::Tensor& t = v.toTensor();
           tensors.push_back(t);
-          if (t.defined() && !op_saves_input(op_, i)) {
+          if (t.defined() && !op_saves_input(op_, i, requires_grad)) {
             node->unread_.push_back(RustNode::Unread{t.sym_sizes().vec(), t.sym_strides().vec(), t.options()});
             node->inputs_.emplace_back();
           } else {

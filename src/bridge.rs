@@ -28,8 +28,9 @@ mod rust_side {
         fn op_schema(op: usize) -> &'static str;
         fn op_has_backward(op: usize) -> bool;
         fn op_saves_outputs(op: usize) -> bool;
-        /// Whether autograd keeps argument `arg` (a tensor) for backward.
-        fn op_saves_input(op: usize, arg: usize) -> bool;
+        /// Whether autograd keeps argument `arg` (a tensor) for backward;
+        /// bit i of `requires_grad`: argument i is a tensor requiring grad.
+        fn op_saves_input(op: usize, arg: usize, requires_grad: u64) -> bool;
         /// The op autograd runs instead while recording ("" for none).
         fn op_train_with(op: usize) -> &'static str;
         /// The op's autocast policy for CUDA (`cuda`) or CPU autocast: 0
@@ -114,11 +115,8 @@ fn op_saves_outputs(op: usize) -> bool {
     table().get(op).is_some_and(|s| s.save_outputs)
 }
 
-fn op_saves_input(op: usize, arg: usize) -> bool {
-    table().get(op).is_none_or(|s| match (s.backward_reads, s.args.get(arg)) {
-        (Some(reads), Some(a)) => reads.contains(&a.name),
-        _ => true,
-    })
+fn op_saves_input(op: usize, arg: usize, requires_grad: u64) -> bool {
+    table().get(op).is_none_or(|s| s.backward_keeps(arg, requires_grad))
 }
 
 fn op_train_with(op: usize) -> &'static str {

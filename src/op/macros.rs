@@ -20,9 +20,10 @@
 ///     meta: meta;             // fn(&RmsNorm) -> Result<Tensor>, symbolic sizes
 ///     backward: backward;     // optional: fn(&Backward<RmsNorm>) -> Result<Vec<Option<Tensor>>>
 ///     saves_outputs: false;   // optional: backward reads the forward's outputs
-///     backward_reads: [weight]; // optional: the only tensor inputs whose data
-///                             // backward reads; the others are not kept (backward
-///                             // sees meta tensors of their size and dtype)
+///     backward_reads: [weight, x if weight]; // optional: the only tensor inputs whose
+///                             // data backward reads, each perhaps only when one of the
+///                             // inputs after `if` (`a | b`) requires grad; the others
+///                             // are not kept (backward sees meta tensors of their size)
 ///     train_with: rms_norm_train; // optional, e.g.: while autograd records and every
 ///                             // floating-point input requires grad, this op (same
 ///                             // arguments) runs instead; its results are this
@@ -51,7 +52,7 @@ macro_rules! op {
         meta: $meta:path;
         $(backward: $backward:path;)?
         $(saves_outputs: $save:literal;)?
-        $(backward_reads: [$($read:ident),*];)?
+        $(backward_reads: [$($read:ident $(if $($cond:ident)|+)?),*];)?
         $(train_with: $train:ident;)?
         $(autocast: $autocast:ident;)?
     ) => {
@@ -96,7 +97,7 @@ macro_rules! op {
                         $backward(&$crate::op::Backward::new(spec, a, call))
                     }) as $crate::op::BackwardFn)?),
                     save_outputs: $crate::op::__op_bool!($($save)?),
-                    backward_reads: $crate::op::__op_some!($(&[$(stringify!($read)),*])?),
+                    backward_reads: $crate::op::__op_some!($(&[$((stringify!($read), &[$($(stringify!($cond)),+)?] as &[&str])),*])?),
                     train_with: $crate::op::__op_some!($(stringify!($train))?),
                     autocast: $crate::op::__op_autocast!($($autocast)?),
                     cache: $crate::op::OpCache::new(),

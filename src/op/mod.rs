@@ -153,10 +153,12 @@ pub struct OpSpec {
     pub backward: Option<BackwardFn>,
     /// Whether backward needs the forward outputs (kept alive until then).
     pub save_outputs: bool,
-    /// The tensor inputs whose data backward reads (`None`: all). Autograd
-    /// keeps only these; backward sees the others as meta tensors of their
-    /// size, strides and dtype (activations nobody else holds are freed).
-    pub backward_reads: Option<&'static [&'static str]>,
+    /// The tensor inputs whose data backward reads (`None`: all), each with
+    /// the inputs whose gradients need it (empty: always). Autograd keeps
+    /// only those needed by the inputs that require grad; backward sees the
+    /// others as meta tensors of their size, strides and dtype (activations
+    /// nobody else holds are freed).
+    pub backward_reads: Option<&'static [(&'static str, &'static [&'static str])]>,
     /// An op with the same arguments that autograd runs instead of this one
     /// when it records a graph and every floating-point input requires
     /// grad: its first results are this op's outputs, the
@@ -184,6 +186,16 @@ impl OpCache {
 }
 
 impl OpSpec {
+    /// Whether autograd keeps tensor argument `arg` for backward, given
+    /// which arguments require grad (bit i: argument i): see `backward_reads`.
+    pub(crate) fn backward_keeps(&self, arg: usize, requires_grad: u64) -> bool {
+        let (Some(reads), Some(a)) = (self.backward_reads, self.args.get(arg)) else {
+            return true;
+        };
+        let needs = |name: &&str| self.args.iter().position(|b| b.name == *name).is_some_and(|i| i < 64 && requires_grad >> i & 1 == 1);
+        reads.iter().any(|(read, cond)| *read == a.name && (cond.is_empty() || cond.iter().any(needs)))
+    }
+
     /// The schema PyTorch parses, e.g. `rms_norm(Tensor x, Tensor weight, float eps) -> Tensor`;
     /// in-place arguments are `Tensor(a!)`, `Tensor(b!)`, ...
     pub fn schema(&self) -> &str {

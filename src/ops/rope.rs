@@ -30,6 +30,8 @@ op! {
     cuda: cuda;
     meta: meta;
     backward: backward;
+    // q and k only for the gradients of cos and sin (a model's are constants).
+    backward_reads: [cos, sin, q if cos | sin, k if cos | sin];
 }
 
 pub(crate) const OPS: Ops = &[Rope::spec];
@@ -168,7 +170,9 @@ fn backward(ctx: &Backward<Rope>) -> Result<Vec<Option<Tensor>>> {
         return Ok(vec![None, None, None, None]);
     }
     let (q, k, cos, sin) = (a.q.tensor(), a.k.tensor(), a.cos.tensor(), a.sin.tensor());
-    let zeros = |t: &Tensor| t.f_zeros_like();
+    // q and k may be meta tensors here (not kept): a missing gradient is
+    // zeros broadcast from cos (same dtype and device) to their size.
+    let zeros = |t: &Tensor| cos.f_zeros_like()?.f_unsqueeze(1)?.f_expand_as(t);
     let gq = match gq {
         Some(g) => g.shallow_clone(),
         None => zeros(&q)?,
@@ -199,4 +203,19 @@ fn backward(ctx: &Backward<Rope>) -> Result<Vec<Option<Tensor>>> {
         }
     }
     Ok(grads)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn backward_keeps_q_and_k_only_for_the_gradients_of_cos_and_sin() {
+        let spec = super::Rope::spec(); // q, k, cos, sin: arguments 0..4
+        for arg in [2, 3] {
+            assert!(spec.backward_keeps(arg, 0b0011));
+        }
+        for arg in [0, 1] {
+            assert!(!spec.backward_keeps(arg, 0b0011));
+            assert!(spec.backward_keeps(arg, 0b0100) && spec.backward_keeps(arg, 0b1000));
+        }
+    }
 }

@@ -152,6 +152,35 @@ def test_add_rms_norm_keeps_only_what_backward_reads(device):
         torch.testing.assert_close(a, b)
 
 
+def _hf_rope(q, k, cos, sin):
+    c, s = cos.unsqueeze(1), sin.unsqueeze(1)
+    return q * c + rotate_half(q) * s, k * c + rotate_half(k) * s
+
+
+@pytest.mark.parametrize("trig_grad", [False, True])
+@pytest.mark.parametrize("used", ["both", "q", "k"])
+def test_rope_keeps_q_and_k_only_for_the_gradients_of_cos_and_sin(trig_grad, used, device):
+    """A model's cos and sin are constants: autograd then keeps neither q nor
+    k (backward_reads), only cos and sin; gradients as transformers' rope,
+    also when one output is unused (its gradient is zeros of q's or k's size)."""
+    leaves = [t.detach().requires_grad_(i < 2 or trig_grad) for i, t in enumerate(rope_args(torch.float64, device, 2, 3, 1, 5, 8))]
+    q, k, cos, sin = (t * 1 if t.requires_grad else t for t in leaves)
+    packed = []
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+        out = myns.rope(q, k, cos, sin)
+    ptrs = {t.data_ptr() for t in packed}
+    assert cos.data_ptr() in ptrs and sin.data_ptr() in ptrs
+    assert (q.data_ptr() in ptrs, k.data_ptr() in ptrs) == (trig_grad, trig_grad)
+    pick = {"both": [0, 1], "q": [0], "k": [1]}[used]
+    wrt = [t for t in leaves if t.requires_grad]
+    gouts = [torch.randn_like(o) for o in out]
+    got = torch.autograd.grad([out[i] for i in pick], wrt, [gouts[i] for i in pick], allow_unused=True)
+    ref_out = _hf_rope(*(t * 1 if t.requires_grad else t for t in leaves))
+    ref = torch.autograd.grad([ref_out[i] for i in pick], wrt, [gouts[i] for i in pick], allow_unused=True)
+    for a, b in zip(got, ref):
+        torch.testing.assert_close(a if a is not None else torch.zeros_like(b), b if b is not None else torch.zeros_like(a))
+
+
 def test_fused_linear_cross_entropy_matches_unfused_autograd(device):
     n, h, v = 37, 16, 300
     hid = torch.randn(n, h, device=device, dtype=torch.float64, requires_grad=True)
