@@ -1,0 +1,280 @@
+// myns-arch: sm_90
+// Skinny products: out[m][n] = sum_k x[m][k] w(k, n) for at most 16 rows m
+// (decode; src/gemm runs N <= 16 as c^T = b^T a^T), where the weights w are
+// streamed from memory once and the time is that of reading them. mma.sync
+// m16n8k16 computes out^T = w^T x^T: the weights are the A operand, loaded
+// straight from global memory into fragment registers with 16-byte loads
+// (many in flight per thread, no shared-memory staging), x is the B operand
+// (8 rows of m per mma, one or two mmas). K-major weights (w[n][k]) give
+// fragments directly (the k order inside an mma is free, as long as x uses
+// the same); N-major weights (w[k][n]) are paired along k with byte permutes.
+//
+// Block: 8 warps on one strip of 64 columns n, splitting the block's K range
+// among them; the blocks of a thread-block cluster (1 to 8, along grid y)
+// split K further and reduce through distributed shared memory, so the whole
+// product is one launch with no workspace.
+//
+//   mm_skinny_<dt>_<w><v>_m<mt>(SkinnyParams)   w: k (w[n][k]) | n (w[k][n]);
+//                                               v: v (16-byte aligned rows) | e (element loads);
+//                                               mt: 1 (M <= 8) | 2 (M <= 16)
+#include "matmul_common.cuh"
+#include "gemm_tiles.h"
+
+namespace myns {
+namespace skinny {
+
+// Mirrors `SkinnyParams` in src/gemm/skinny.rs (every field 8 bytes).
+struct SkinnyParams {
+  const void* x;
+  const void* w;
+  void* c;
+  int64_t M, N, K;
+  int64_t sxm, sxb;       // x[m][k] at m * sxm + k: K-contiguous, rows 16-byte aligned
+  int64_t sw, swb;        // w[n][k] at n * sw + k (K-major) or w[k][n] at k * sw + n
+  int64_t scm, scn, scb;  // out[m][n] at m * scm + n * scn
+  int64_t batch;
+  int64_t k_chunk;        // K per block of a cluster (a multiple of 32)
+  int64_t beta;           // 1: c += x @ w (old element added before the one rounding)
+};
+
+constexpr int WARPS = MYNS_SKINNY_WARPS, THREADS = WARPS * 32, NW = MYNS_SKINNY_NW;
+static_assert(NW == 64, "the fragment maps below cover 64 columns per warp");
+
+// ---- PTX (replaced by tests/matmul_emulation/emu_skinny.h)
+__device__ __forceinline__ uint32_t cluster_rank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ uint32_t cluster_size() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(r));
+  return r;
+}
+// Every thread of every block of the cluster; orders shared-memory writes
+// before it with reads after it, across the cluster.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+// The float at `p` (an address in this block's shared memory) in block `rank`.
+__device__ __forceinline__ float ld_cluster(const float* p, uint32_t rank) {
+  const uint32_t a = static_cast<uint32_t>(__cvta_generic_to_shared(p));
+  uint32_t ra;
+  float v;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(ra) : "r"(a), "r"(rank));
+  asm volatile("ld.shared::cluster.f32 %0, [%1];\n" : "=f"(v) : "r"(ra) : "memory");
+  return v;
+}
+// Weights are read once: keep them out of L1, and first in line for L2
+// eviction, so streaming them evicts them rather than lines others still
+// need (or dirty lines, whose write-back would share the DRAM bandwidth).
+__device__ __forceinline__ uint4 ld_stream(const void* p) {
+  uint4 v;
+  uint64_t pol;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(pol));
+  asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4], %5;\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p), "l"(pol));
+  return v;
+}
+__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) { return __byte_perm(a, b, sel); }
+extern __shared__ __align__(16) float skinny_smem[];
+__device__ __forceinline__ float* shared_base() { return skinny_smem; }
+// ---- end PTX
+
+__device__ __forceinline__ uint32_t word(const uint4& v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
+
+// `n` (0..8) elements of T from `p` as 8 packed 16-bit values, zeros after them.
+template <typename T>
+__device__ __forceinline__ uint4 load_elems(const T* p, int n, int64_t stride) {
+  uint16_t e[8];
+#pragma unroll
+  for (int i = 0; i < 8; ++i) e[i] = i < n ? __ldg(reinterpret_cast<const unsigned short*>(p + i * stride)) : 0;
+  return make_uint4(e[0] | (uint32_t)e[1] << 16, e[2] | (uint32_t)e[3] << 16, e[4] | (uint32_t)e[5] << 16,
+                    e[6] | (uint32_t)e[7] << 16);
+}
+
+// W_K: weights K-major (w[n][k]); VEC: 16-byte loads of them (else element
+// loads, for rows that are not 16-byte aligned); MT: 8-row blocks of m.
+template <typename T, bool W_K, bool VEC, int MT>
+__device__ __forceinline__ void skinny_gemm(const SkinnyParams& p) {
+  // A warp-step covers 64 n by KSTEP k: 8 (K-major) or 4 (N-major) 16-byte
+  // loads per thread; U steps (16 loads, 8 KB per warp) are loaded before
+  // any is used. (One block per SM is the launch bound: the plans make at
+  // most about one block per SM unless the weights are wide, and then 8
+  // warps of 16 loads in flight each still cover the memory latency; run 1
+  // on the H100 with 8 loads per thread reached 1.6 TB/s on 32 MB.)
+  constexpr int KSTEP = W_K ? 32 : 16, LOADS = W_K ? 8 : 4, U = W_K ? 2 : 4;
+  float* red = shared_base();  // [WARPS][MT * 8][NW] partial sums, then [MT * 8][NW]
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
+  const int64_t M = p.M, N = p.N, K = p.K, n0 = blockIdx.x * (int64_t)NW;
+  const uint32_t rank = cluster_rank(), ranks = cluster_size();
+  const int64_t kb = rank * p.k_chunk, ke = min(K, kb + p.k_chunk);
+  const int64_t steps = ke > kb ? (ke - kb + KSTEP - 1) / KSTEP : 0;
+
+  for (int64_t z = blockIdx.z; z < p.batch; z += gridDim.z) {
+    const T* x = static_cast<const T*>(p.x) + z * p.sxb;
+    const T* w = static_cast<const T*>(p.w) + z * p.swb;
+    float acc[4][MT][4];
+#pragma unroll
+    for (int f = 0; f < 4; ++f)
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[f][mt][e] = 0.f;
+
+    for (int64_t s0 = warp; s0 < steps; s0 += WARPS * U) {
+      uint4 wv[U][LOADS];
+      uint4 xv[U][MT];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int64_t k0 = kb + (s0 + u * WARPS) * KSTEP;
+        const bool live = s0 + u * WARPS < steps;
+        if constexpr (W_K) {
+          // Load (f, h): row n0 + 16 f + 8 h + g, k0 + 8 t .. + 7.
+          const int64_t kc = k0 + 8 * t;
+          const int nk = live ? static_cast<int>(max((int64_t)0, min(ke - kc, (int64_t)8))) : 0;
+#pragma unroll
+          for (int i = 0; i < LOADS; ++i) {
+            const int64_t n = n0 + 16 * (i / 2) + 8 * (i % 2) + g;
+            const T* src = w + n * p.sw + kc;
+            if (VEC && nk == 8 && n < N) wv[u][i] = ld_stream(src);
+            else wv[u][i] = n < N ? load_elems(src, nk, 1) : make_uint4(0, 0, 0, 0);
+          }
+#pragma unroll
+          for (int mt = 0; mt < MT; ++mt) {
+            const int64_t m = 8 * mt + g;
+            const T* src = x + m * p.sxm + kc;
+            if (nk == 8 && m < M) xv[u][mt] = __ldg(reinterpret_cast<const uint4*>(src));
+            else xv[u][mt] = m < M ? load_elems(src, nk, 1) : make_uint4(0, 0, 0, 0);
+          }
+        } else {
+          // Load j: k-row k0 + 4 t + j, columns n0 + 8 g .. + 7.
+          const int64_t nc = n0 + 8 * g;
+          const int nn = static_cast<int>(max((int64_t)0, min(N - nc, (int64_t)8)));
+#pragma unroll
+          for (int j = 0; j < LOADS; ++j) {
+            const int64_t k = k0 + 4 * t + j;
+            const T* src = w + k * p.sw + nc;
+            if (!live || k >= ke) wv[u][j] = make_uint4(0, 0, 0, 0);
+            else if (VEC && nn == 8) wv[u][j] = ld_stream(src);
+            else wv[u][j] = load_elems(src, nn, 1);
+          }
+          const int64_t kc = k0 + 4 * t;
+          const int nk = live ? static_cast<int>(max((int64_t)0, min(ke - kc, (int64_t)4))) : 0;
+#pragma unroll
+          for (int mt = 0; mt < MT; ++mt) {
+            const int64_t m = 8 * mt + g;
+            const T* src = x + m * p.sxm + kc;
+            if (nk == 4 && m < M) {
+              const uint2 v = __ldg(reinterpret_cast<const uint2*>(src));
+              xv[u][mt] = make_uint4(v.x, v.y, 0, 0);
+            } else {
+              xv[u][mt] = m < M ? load_elems(src, nk, 1) : make_uint4(0, 0, 0, 0);
+            }
+          }
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if constexpr (W_K) {
+          // Physical k 8t + {0,1,2,3} are the mma's k 2t, 2t+1, 2t+8, 2t+9 in
+          // the first mma, 8t + {4..7} in the second; x matches.
+#pragma unroll
+          for (int f = 0; f < 4; ++f)
+#pragma unroll
+            for (int q = 0; q < 2; ++q) {
+              const uint32_t a[4] = {word(wv[u][2 * f], 2 * q), word(wv[u][2 * f + 1], 2 * q), word(wv[u][2 * f], 2 * q + 1),
+                                     word(wv[u][2 * f + 1], 2 * q + 1)};
+#pragma unroll
+              for (int mt = 0; mt < MT; ++mt) {
+                const uint32_t b[2] = {word(xv[u][mt], 2 * q), word(xv[u][mt], 2 * q + 1)};
+                Mma<T>::run(acc[f][mt], a, b);
+              }
+            }
+        } else {
+          // Fragment f: rows g / g + 8 are columns n0 + 8g + 2f / + 1 (the low
+          // and high halves of word f); the mma's k 2t, 2t+1 / 2t+8, 2t+9 are
+          // k-rows 4t, 4t+1 / 4t+2, 4t+3.
+#pragma unroll
+          for (int f = 0; f < 4; ++f) {
+            const uint32_t a[4] = {prmt(word(wv[u][0], f), word(wv[u][1], f), 0x5410), prmt(word(wv[u][0], f), word(wv[u][1], f), 0x7632),
+                                   prmt(word(wv[u][2], f), word(wv[u][3], f), 0x5410), prmt(word(wv[u][2], f), word(wv[u][3], f), 0x7632)};
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) {
+              const uint32_t b[2] = {xv[u][mt].x, xv[u][mt].y};
+              Mma<T>::run(acc[f][mt], a, b);
+            }
+          }
+        }
+      }
+    }
+
+    // Accumulator e of (f, mt): m = 8 mt + 2t + (e & 1); n as the loads map it.
+    float* mine = red + warp * (MT * 8 * NW);
+#pragma unroll
+    for (int f = 0; f < 4; ++f)
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int m = 8 * mt + 2 * t + (e & 1);
+          const int n = W_K ? 16 * f + 8 * (e >> 1) + g : 8 * g + 2 * f + (e >> 1);
+          mine[m * NW + n] = acc[f][mt][e];
+        }
+    __syncthreads();
+    constexpr int OUTS = MT * 8 * NW;
+    const int live = static_cast<int>(M) * NW;  // outputs of rows m < M
+    for (int o = tid; o < live; o += THREADS) {
+      float s = 0.f;
+#pragma unroll
+      for (int v = 0; v < WARPS; ++v) s += red[v * OUTS + o];
+      red[o] = s;
+    }
+    T* c = static_cast<T*>(p.c) + z * p.scb;
+    if (ranks == 1) {
+      for (int o = tid; o < live; o += THREADS) {
+        const int64_t m = o / NW, n = n0 + o % NW;
+        if (n < N) {
+          T* q = c + m * p.scm + n * p.scn;
+          *q = from_acc<T>(p.beta ? red[o] + to_acc(*q) : red[o]);
+        }
+      }
+      __syncthreads();  // red is reused by the next batch
+    } else {
+      cluster_sync();
+      // Block `rank` sums and stores its share of the strip's outputs.
+      const int per = (live + static_cast<int>(ranks) - 1) / static_cast<int>(ranks);
+      const int end = min(live, static_cast<int>(rank + 1) * per);
+      for (int o = static_cast<int>(rank) * per + tid; o < end; o += THREADS) {
+        float s = 0.f;
+        for (uint32_t q = 0; q < ranks; ++q) s += ld_cluster(red + o, q);
+        const int64_t m = o / NW, n = n0 + o % NW;
+        if (n < N) {
+          T* q = c + m * p.scm + n * p.scn;
+          *q = from_acc<T>(p.beta ? s + to_acc(*q) : s);
+        }
+      }
+      cluster_sync();  // no block reuses or leaves its shared memory while others read it
+    }
+  }
+}
+
+}  // namespace skinny
+}  // namespace myns
+
+using myns::skinny::SkinnyParams;
+
+#define MYNS_SKINNY_ONE(dt, T, w, WK, v, VEC, MT)                                                      \
+  extern "C" __global__ void __launch_bounds__(myns::skinny::THREADS, 1)                                \
+      mm_skinny_##dt##_##w##v##_m##MT(const SkinnyParams p) {                                            \
+    myns::skinny::skinny_gemm<T, WK, VEC, MT>(p);                                                       \
+  }
+#define MYNS_SKINNY_MT(dt, T, w, WK, v, VEC) MYNS_SKINNY_ONE(dt, T, w, WK, v, VEC, 1) MYNS_SKINNY_ONE(dt, T, w, WK, v, VEC, 2)
+#define MYNS_SKINNY(dt, T)                         \
+  MYNS_SKINNY_MT(dt, T, k, true, v, true)          \
+  MYNS_SKINNY_MT(dt, T, k, true, e, false)         \
+  MYNS_SKINNY_MT(dt, T, n, false, v, true)         \
+  MYNS_SKINNY_MT(dt, T, n, false, e, false)
+MYNS_SKINNY(f16, __half)
+MYNS_SKINNY(bf16, __nv_bfloat16)
