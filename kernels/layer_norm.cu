@@ -6,7 +6,9 @@
 // block or warp per row, grid-strided, up to kCachedPacks packs per thread
 // kept in registers, longer rows re-read from cache) and the
 // register-resident ones (one or two packs per thread, every load issued
-// before the reductions).
+// before the reductions). The backward likewise: a general build and
+// register-resident ones that also keep their grad_w/grad_b partials in
+// registers (src/rowwise.rs plan_block_regs).
 #include "rows.cuh"
 
 using myns::Acc;
@@ -197,6 +199,84 @@ __device__ void layer_norm_backward_impl(const T* __restrict__ g, const T* __res
   }
 }
 
+// The register-resident backward: this thread's C packs of every row it
+// visits (pack c at threadIdx.x + c * blockDim.x, block-strided over the
+// rows), and its share of grad_w and grad_b, stay in registers; the partials
+// are written once per block at the end (the general build adds them to
+// global memory after every row).
+template <typename T, int N, int C>
+__device__ void layer_norm_backward_regs_impl(const T* __restrict__ g, const T* __restrict__ x,
+                                              const T* __restrict__ w, T* __restrict__ gx,
+                                              typename Acc<T>::type* __restrict__ pw,
+                                              typename Acc<T>::type* __restrict__ pb, int64_t rows, int64_t H,
+                                              double eps) {
+  using A = typename Acc<T>::type;
+  using P = Pack<T, N>;
+  const int hv = (int)(H / N);
+  const T one = from_acc<T>(A(1));
+  P ws[C];
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+    const int i = threadIdx.x + c * blockDim.x;
+    ws[c] = i < hv ? param_pack<P>(w, i, one) : P{};
+  }
+  A aw[C][N], ab[C][N];
+#pragma unroll
+  for (int c = 0; c < C; ++c)
+#pragma unroll
+    for (int k = 0; k < N; ++k) aw[c][k] = ab[c][k] = A(0);
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    P xs[C], gs[C];
+    myns::load_packs(xs, reinterpret_cast<const P*>(x + r * H), hv);
+    myns::load_packs(gs, reinterpret_cast<const P*>(g + r * H), hv);
+    A sum = 0;
+#pragma unroll
+    for (int c = 0; c < C; ++c)
+#pragma unroll
+      for (int k = 0; k < N; ++k) sum += to_acc(xs[c].v[k]);
+    const A mean = myns::row_sum(sum) / A(H);
+    A sq = 0, s1 = 0, s2 = 0;
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+      const bool in = threadIdx.x + c * blockDim.x < hv;  // zero packs past the row are not deviations
+#pragma unroll
+      for (int k = 0; k < N; ++k) {
+        const A d = in ? to_acc(xs[c].v[k]) - mean : A(0), gw = to_acc(gs[c].v[k]) * to_acc(ws[c].v[k]);
+        sq += d * d;
+        s1 += gw;
+        s2 += gw * d;
+      }
+    }
+    const A rstd = rsqrt(myns::row_sum(sq) / A(H) + A(eps));
+    const A m1 = myns::row_sum(s1) / A(H);
+    const A m2 = myns::row_sum(s2) * rstd / A(H);  // mean(gw_ * xhat)
+    P os[C];
+#pragma unroll
+    for (int c = 0; c < C; ++c)
+#pragma unroll
+      for (int k = 0; k < N; ++k) {
+        const A xhat = (to_acc(xs[c].v[k]) - mean) * rstd, gv = to_acc(gs[c].v[k]);
+        os[c].v[k] = from_acc<T>(rstd * (gv * to_acc(ws[c].v[k]) - m1 - xhat * m2));
+        aw[c][k] += gv * xhat;
+        ab[c][k] += gv;
+      }
+    myns::store_packs(reinterpret_cast<P*>(gx + r * H), os, hv);
+  }
+  A* bw = pw + (int64_t)blockIdx.x * H;
+  A* bb = pb + (int64_t)blockIdx.x * H;
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+    const int i = threadIdx.x + c * blockDim.x;
+    if (i < hv) {
+#pragma unroll
+      for (int k = 0; k < N; ++k) {
+        bw[(int64_t)i * N + k] = aw[c][k];
+        bb[(int64_t)i * N + k] = ab[c][k];
+      }
+    }
+  }
+}
+
 #define MYNS_LN(suffix, T, N)                                                                                     \
   extern "C" __global__ void MYNS_ROW_BOUNDS layer_norm_##suffix(const T* x, const T* w, const T* b, T* y,        \
                                                                  int64_t rows, int64_t H, double eps) {           \
@@ -208,10 +288,19 @@ __device__ void layer_norm_backward_impl(const T* __restrict__ g, const T* __res
     layer_norm_backward_impl<T, N>(g, x, w, gx, pw, pb, rows, H, eps);                                            \
   }                                                                                                               \
   MYNS_LN_REGS(r1_##suffix, T, N, 1)                                                                              \
-  MYNS_LN_REGS(r2_##suffix, T, N, 2)
+  MYNS_LN_REGS(r2_##suffix, T, N, 2)                                                                              \
+  MYNS_LN_BACKWARD_REGS(r1_##suffix, T, N, 1)                                                                     \
+  MYNS_LN_BACKWARD_REGS(r2_##suffix, T, N, 2)
 #define MYNS_LN_REGS(suffix, T, N, C)                                                                             \
   extern "C" __global__ void MYNS_ROW_REGS_BOUNDS layer_norm_##suffix(const T* x, const T* w, const T* b, T* y,   \
                                                                       int64_t rows, int64_t H, double eps) {      \
     layer_norm_regs_impl<T, N, C>(x, w, b, y, rows, H, eps);                                                      \
+  }
+// 512 threads at most (the general builds' bound): the partial sums take registers.
+#define MYNS_LN_BACKWARD_REGS(suffix, T, N, C)                                                                    \
+  extern "C" __global__ void MYNS_ROW_BOUNDS layer_norm_backward_##suffix(                                        \
+      const T* g, const T* x, const T* w, T* gx, typename Acc<T>::type* pw, typename Acc<T>::type* pb,            \
+      int64_t rows, int64_t H, double eps) {                                                                      \
+    layer_norm_backward_regs_impl<T, N, C>(g, x, w, gx, pw, pb, rows, H, eps);                                    \
   }
 MYNS_FOR_EACH_FLOAT_VEC(MYNS_LN)

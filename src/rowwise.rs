@@ -156,6 +156,22 @@ pub fn plan_reduce(units: i64, rows: i64, sms: i64, threads_per_sm: i64, force: 
     })
 }
 
+/// A grid-strided backward row kernel that keeps per-block partial sums
+/// (`Rows::Block`): packs per thread in registers (1 or 2; `None`: the
+/// general build), threads per row, blocks. Rows of up to 1024 packs (8192
+/// bfloat16) are held in registers by at most 512 threads (the partials take
+/// registers too), in about one wave of 1024 threads per SM: many rows in
+/// flight, partials written once per block.
+pub fn plan_block_regs(units: i64, rows: i64, sms: i64) -> (Option<i64>, i64, i64) {
+    let c = if units <= MAX_THREADS { 1 } else { 2 };
+    if units > 2 * MAX_THREADS {
+        let (bx, _) = general_shape(units, rows, sms, Rows::Block { max_blocks: 256 });
+        return (None, bx, rows.clamp(1, 256));
+    }
+    let bx = whole_warps((units + c - 1) / c, MAX_THREADS);
+    (Some(c), bx, rows.clamp(1, sms * (1024 / bx).max(1)))
+}
+
 /// `MYNS_ROW_KERNEL=<build>[:<threads per row>[:<rows per block>]]` with
 /// build `r1`, `r2` or `general` (testing and tuning): forces the forward
 /// row reductions' build and shape.
@@ -223,6 +239,15 @@ impl RowLaunch {
         };
         let grid = ((rows + by - 1) / by).clamp(1, max_blocks) as u32;
         Ok(RowLaunch { f, grid, block: (bx as u32, by as u32) })
+    }
+
+    /// A backward row kernel with per-block partial sums, its build chosen
+    /// by [`plan_block_regs`] (`kernels.regs`: `<name>_r1_*`, `<name>_r2_*`).
+    pub fn block_regs(kernels: &ReduceKernels, x: &TensorArg, ptrs: &[usize], rows: i64, h: i64) -> Result<RowLaunch> {
+        let (dtype, device, vec, units) = row_units(x, ptrs, h)?;
+        let (c, bx, blocks) = plan_block_regs(units, rows, cuda::device_info(device)?.sms as i64);
+        let kernels = c.map_or(&kernels.general, |c| &kernels.regs[c as usize - 1]);
+        Ok(RowLaunch { f: kernels.pick(dtype, vec).function(device)?, grid: blocks as u32, block: (bx as u32, 1) })
     }
 
     /// A forward row reduction (one block or warp per row), its build chosen
@@ -296,6 +321,16 @@ mod tests {
         assert_eq!(plan(1000, 5, None).unwrap(), p(Some(1), 1024, 1)); // one wave; whole warps
         assert_eq!(plan(1024, 64, None).unwrap(), p(Some(1), 1024, 1));
         assert_eq!(plan(2048, 64, None).unwrap(), p(Some(2), 1024, 1)); // 64 x 16384 bf16
+    }
+
+    #[test]
+    fn backward_rows_of_up_to_1024_packs_stay_in_registers() {
+        assert_eq!(plan_block_regs(256, 8192, 132), (Some(1), 256, 528)); // 8192 x 2048 bf16
+        assert_eq!(plan_block_regs(1, 3, 132), (Some(1), 32, 3));
+        assert_eq!(plan_block_regs(0, 0, 132), (Some(1), 32, 1));
+        assert_eq!(plan_block_regs(513, 100, 132), (Some(2), 288, 100));
+        assert_eq!(plan_block_regs(1024, 1 << 20, 132), (Some(2), 512, 264));
+        assert_eq!(plan_block_regs(1025, 1 << 20, 132), (None, 288, 256)); // the general shape
     }
 
     #[test]

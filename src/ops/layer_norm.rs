@@ -4,7 +4,7 @@
 use crate::cuda;
 use crate::op::{self, op, Backward, Cuda, TensorArg};
 use crate::ops::Ops;
-use crate::rowwise::{self, reduce_kernels, row_kernels, ReduceKernels, RowKernels, RowLaunch, Rows};
+use crate::rowwise::{self, reduce_kernels, ReduceKernels, RowLaunch};
 use crate::types::{DType, Device, Result};
 use tch::{Kind, Tensor};
 
@@ -54,7 +54,7 @@ op! {
 pub(crate) const OPS: Ops = &[LayerNorm::spec, LayerNormBackward::spec];
 
 static KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::LAYER_NORM, "layer_norm");
-static BACKWARD_KERNELS: RowKernels = row_kernels!(crate::kernels::LAYER_NORM, "layer_norm_backward");
+static BACKWARD_KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::LAYER_NORM, "layer_norm_backward");
 
 /// Checks `x` (>= 1-D), an optional per-feature `[x.shape[-1]]` parameter
 /// and `eps` (finite, >= 0).
@@ -192,7 +192,7 @@ fn backward_cuda(a: &LayerNormBackward, cx: &Cuda) -> Result<(Tensor, Tensor, Te
     let pw = cw.as_ref().map_or(0, |c| c.ptr);
     let pgx = gx.data_ptr() as usize;
     // Per-block partial sums of grad_weight and grad_bias, reduced by aten afterwards.
-    let launch = RowLaunch::new(&BACKWARD_KERNELS, &a.x, &[cg.ptr, c.ptr, pw, pgx], rows, h, Rows::Block { max_blocks: 256 })?;
+    let launch = RowLaunch::block_regs(&BACKWARD_KERNELS, &a.x, &[cg.ptr, c.ptr, pw, pgx], rows, h)?;
     let opts = (dtype.acc().kind(), tch::Device::Cuda(cx.device));
     let (part_w, part_b) = (Tensor::f_zeros([launch.blocks() as i64, h], opts)?, Tensor::f_zeros([launch.blocks() as i64, h], opts)?);
     if rows > 0 {
