@@ -1,7 +1,10 @@
 """Speed of the LLM row-wise ops (rms_norm, fused_add_rms_norm,
-silu_and_mul, softmax, scale) against eager PyTorch, torch.compile of the
-same computation (``mode="max-autotune-no-cudagraphs"``, Inductor's fused
-kernels) and Liger-Kernel, over a grid of rows x hidden sizes.
+silu_and_mul, softmax) and the streaming ops (scale, add) against eager
+PyTorch, torch.compile of the same computation
+(``mode="max-autotune-no-cudagraphs"``, Inductor's fused kernels) and
+Liger-Kernel, over a grid of rows x hidden sizes. scale also runs beside a
+device copy of the same bytes (``copy``: what "copy speed" means), and scale
+and add at 2^28 float32 elements (16384 x 16384).
 
 Method (honest comparisons):
 
@@ -43,7 +46,14 @@ from common import add_common_args, check_outputs, graph_times, interleaved, syn
 import myns
 
 EPS = 1e-6
-OPS = ["rms_norm", "fused_add_rms_norm", "silu_and_mul", "softmax", "scale"]
+OPS = ["rms_norm", "fused_add_rms_norm", "silu_and_mul", "softmax", "scale", "add"]
+# Ops measured on every shape; STREAM_OPS also at STREAM_SHAPES.
+ROW_OPS = OPS[:5]
+STREAM_OPS = ["scale", "add"]
+STREAM_SHAPES = [(16384, 16384, torch.float32)]
+# Baselines in table order; `copy` (a device copy of the same bytes) only
+# for scale, and it is not checked (it computes nothing).
+BASES = ("eager", "compiled", "liger", "copy")
 BF16, F32 = torch.bfloat16, torch.float32
 # Problems up to this many bytes moved are launch-bound: the per-call table.
 LAUNCH_BOUND_BYTES = 8 << 20
@@ -133,12 +143,19 @@ def spec(op, rows, hidden, dtype, device, compile_mode, liger):
         if comp:
             c = comp(lambda x: torch.softmax(x, -1))
             impls["compiled"] = lambda x: (c(x),)
-    else:  # scale
+    elif op == "scale":
         nbytes, make, args_of = 2 * n * es, lambda: (g(rows, hidden),), lambda x: [x, 0.5]
-        impls = {"myns": lambda x: (myns.scale(x, 0.5),), "eager": lambda x: (x * 0.5,)}
+        impls = {"myns": lambda x: (myns.scale(x, 0.5),), "eager": lambda x: (x * 0.5,),
+                 "copy": lambda x: (torch.empty_like(x).copy_(x),)}
         if comp:
             c = comp(lambda x: x * 0.5)
             impls["compiled"] = lambda x: (c(x),)
+    else:  # add
+        nbytes, make, args_of = 3 * n * es, lambda: (g(rows, hidden), g(rows, hidden)), lambda a, b: [a, b]
+        impls = {"myns": lambda a, b: (myns.add(a, b),), "eager": lambda a, b: (torch.add(a, b),)}
+        if comp:
+            c = comp(lambda a, b: a + b)
+            impls["compiled"] = lambda a, b: (c(a, b),)
     if liger and op in liger:
         impls["liger"] = liger[op]
     return nbytes, make, args_of, impls
@@ -174,6 +191,8 @@ def measure_shape(op, rows, hidden, dtype, args, liger, notes, failed):
     # Correctness first, on fresh inputs (in-place implementations work on copies).
     first = make()
     for name, fn in list(impls.items()):
+        if name == "copy":
+            continue
         pre = [t.clone() for t in first]
         try:
             with torch.no_grad():
@@ -216,7 +235,7 @@ def measure_shape(op, rows, hidden, dtype, args, liger, notes, failed):
             rec["call_rounds_us"] = host
             for name, ts in host.items():
                 rec[f"{name}_call_us"] = statistics.median(ts)
-    for base in ("eager", "compiled", "liger"):
+    for base in BASES:
         if f"{base}_us" in rec:
             rec[f"vs_{base}"] = rec[f"{base}_us"] / rec["myns_us"]
     return rec
@@ -229,14 +248,19 @@ def run(args) -> dict:
     notes = [why] if why else []
     failed: list[str] = []
     records = []
-    shapes = shapes_for(args)
+    shapes = [(s, ROW_OPS) for s in shapes_for(args)]
+    if dev.startswith("cuda") and not args.quick and not getattr(args, "rowwise_shapes", ""):
+        # Copy speed at 2^28 elements: after the reference shapes, before the grid.
+        shapes[2:2] = [(s, STREAM_OPS) for s in STREAM_SHAPES]
+    elif not dev.startswith("cuda"):
+        shapes = [(s, OPS) for s, _ in shapes]
     budget = getattr(args, "rowwise_budget_s", None)
-    for i, (rows, hidden, dtype) in enumerate(shapes):
+    for i, ((rows, hidden, dtype), ops) in enumerate(shapes):
         if budget and time.time() - t0 > budget:
-            notes.append(f"budget of {budget:.0f} s spent: not measured " + ", ".join(f"{r}x{h} {str(d)[6:]}" for r, h, d in shapes[i:]))
+            notes.append(f"budget of {budget:.0f} s spent: not measured " + ", ".join(f"{r}x{h} {str(d)[6:]}" for (r, h, d), _ in shapes[i:]))
             break
         torch._dynamo.reset()
-        for op in OPS:
+        for op in ops:
             try:
                 rec = measure_shape(op, rows, hidden, dtype, args, liger, notes, failed)
             except Exception as e:  # one failing baseline must not lose the rest
@@ -244,7 +268,7 @@ def run(args) -> dict:
                 continue
             records.append(rec)
             print(f"{op:>20} {rec['dtype']:>8} {rows:>6}x{hidden:<6} myns {rec['myns_us']:8.2f} us {rec['myns_tbps']:5.2f} TB/s"
-                  + "".join(f" | {b} {rec[f'{b}_us']:8.2f}" for b in ("eager", "compiled", "liger") if f"{b}_us" in rec), flush=True)
+                  + "".join(f" | {b} {rec[f'{b}_us']:8.2f}" for b in BASES if f"{b}_us" in rec), flush=True)
         if dev.startswith("cuda"):
             torch.cuda.empty_cache()
     return {
@@ -270,7 +294,7 @@ def _f(rec, key):
 
 
 def tables(records, dev):
-    bases = [b for b in ("eager", "compiled", "liger") if any(f"{b}_us" in r for r in records)]
+    bases = [b for b in BASES if any(f"{b}_us" in r for r in records)]
     rows = []
     for r in records:
         rows.append([r["op"], r["dtype"], f"{r['rows']}x{r['hidden']}", r["bytes"] / 1e6, _f(r, "myns_us"),
@@ -312,12 +336,14 @@ def key_figures(records):
     and the spread of myns against compiled."""
     kf = {}
     for r in records:
-        if (r["rows"], r["hidden"]) == (16384, 8192):
-            kf[f"{r['op']} {r['dtype']} 16384x8192 TB/s"] = round(r["myns_tbps"], 3)
-            if "vs_compiled" in r:
-                kf[f"{r['op']} {r['dtype']} 16384x8192 vs compiled"] = round(r["vs_compiled"], 3)
-    big = [r["vs_compiled"] for r in records if "vs_compiled" in r and r["bytes"] >= LAUNCH_BOUND_BYTES]
-    small = [r["vs_compiled"] for r in records if "vs_compiled" in r and r["bytes"] < LAUNCH_BOUND_BYTES]
+        if (r["rows"], r["hidden"]) in ((16384, 8192), (16384, 16384)):
+            shape = f"{r['rows']}x{r['hidden']}"
+            kf[f"{r['op']} {r['dtype']} {shape} TB/s"] = round(r["myns_tbps"], 3)
+            for b in ("compiled", "eager", "copy"):
+                if f"vs_{b}" in r and (b == "compiled" or r["op"] in STREAM_OPS):
+                    kf[f"{r['op']} {r['dtype']} {shape} vs {b}"] = round(r[f"vs_{b}"], 3)
+    big = [r["vs_compiled"] for r in records if "vs_compiled" in r and r["bytes"] >= LAUNCH_BOUND_BYTES and r["op"] in ROW_OPS]
+    small = [r["vs_compiled"] for r in records if "vs_compiled" in r and r["bytes"] < LAUNCH_BOUND_BYTES and r["op"] in ROW_OPS]
     if big:
         kf["vs compiled from 8 MB: min / median"] = [round(min(big), 3), round(statistics.median(big), 3)]
     if small:

@@ -101,7 +101,7 @@ __device__ void layer_norm_impl(const T* __restrict__ x, const T* __restrict__ w
 
 // The register-resident form: x, w and b loaded together before the
 // reductions, one row per block or warp.
-template <typename T, int N, int C>
+template <typename T, int N, int C, bool FULL>
 __device__ void layer_norm_regs_impl(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ b,
                                      T* __restrict__ y, int64_t rows, int64_t H, double eps) {
   using A = typename Acc<T>::type;
@@ -110,9 +110,9 @@ __device__ void layer_norm_regs_impl(const T* __restrict__ x, const T* __restric
   if (r >= rows) return;
   const int hv = (int)(H / N);
   P xs[C], ws[C], bs[C];
-  myns::load_packs(xs, reinterpret_cast<const P*>(x + r * H), hv);
-  if (w) myns::load_packs(ws, reinterpret_cast<const P*>(w), hv);
-  if (b) myns::load_packs(bs, reinterpret_cast<const P*>(b), hv);
+  myns::load_packs<FULL>(xs, reinterpret_cast<const P*>(x + r * H), hv);
+  if (w) myns::load_packs<FULL>(ws, reinterpret_cast<const P*>(w), hv);
+  if (b) myns::load_packs<FULL>(bs, reinterpret_cast<const P*>(b), hv);
   A sum = 0;
 #pragma unroll
   for (int c = 0; c < C; ++c) {
@@ -123,7 +123,7 @@ __device__ void layer_norm_regs_impl(const T* __restrict__ x, const T* __restric
   A sq = 0;
 #pragma unroll
   for (int c = 0; c < C; ++c) {
-    const bool in = threadIdx.x + c * blockDim.x < hv;  // packs past the row are zeros, not deviations
+    const bool in = FULL || threadIdx.x + c * blockDim.x < hv;  // packs past the row are zeros, not deviations
 #pragma unroll
     for (int k = 0; k < N; ++k) { const A d = in ? to_acc(xs[c].v[k]) - mean : A(0); sq += d * d; }
   }
@@ -138,7 +138,7 @@ __device__ void layer_norm_regs_impl(const T* __restrict__ x, const T* __restric
       xs[c].v[k] = from_acc<T>(v);
     }
   }
-  myns::store_packs(reinterpret_cast<P*>(y + r * H), xs, hv);
+  myns::store_packs<FULL>(reinterpret_cast<P*>(y + r * H), xs, hv);
 }
 
 // Gradients, with xhat = (x - mean) * rstd and gw_ = g * w (g when w is null):
@@ -204,7 +204,7 @@ __device__ void layer_norm_backward_impl(const T* __restrict__ g, const T* __res
 // rows), and its share of grad_w and grad_b, stay in registers; the partials
 // are written once per block at the end (the general build adds them to
 // global memory after every row).
-template <typename T, int N, int C>
+template <typename T, int N, int C, bool FULL>
 __device__ void layer_norm_backward_regs_impl(const T* __restrict__ g, const T* __restrict__ x,
                                               const T* __restrict__ w, T* __restrict__ gx,
                                               typename Acc<T>::type* __restrict__ pw,
@@ -227,8 +227,8 @@ __device__ void layer_norm_backward_regs_impl(const T* __restrict__ g, const T* 
     for (int k = 0; k < N; ++k) aw[c][k] = ab[c][k] = A(0);
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     P xs[C], gs[C];
-    myns::load_packs(xs, reinterpret_cast<const P*>(x + r * H), hv);
-    myns::load_packs(gs, reinterpret_cast<const P*>(g + r * H), hv);
+    myns::load_packs<FULL>(xs, reinterpret_cast<const P*>(x + r * H), hv);
+    myns::load_packs<FULL>(gs, reinterpret_cast<const P*>(g + r * H), hv);
     A sum = 0;
 #pragma unroll
     for (int c = 0; c < C; ++c)
@@ -238,7 +238,7 @@ __device__ void layer_norm_backward_regs_impl(const T* __restrict__ g, const T* 
     A sq = 0, s1 = 0, s2 = 0;
 #pragma unroll
     for (int c = 0; c < C; ++c) {
-      const bool in = threadIdx.x + c * blockDim.x < hv;  // zero packs past the row are not deviations
+      const bool in = FULL || threadIdx.x + c * blockDim.x < hv;  // zero packs past the row are not deviations
 #pragma unroll
       for (int k = 0; k < N; ++k) {
         const A d = in ? to_acc(xs[c].v[k]) - mean : A(0), gw = to_acc(gs[c].v[k]) * to_acc(ws[c].v[k]);
@@ -260,7 +260,7 @@ __device__ void layer_norm_backward_regs_impl(const T* __restrict__ g, const T* 
         aw[c][k] += gv * xhat;
         ab[c][k] += gv;
       }
-    myns::store_packs(reinterpret_cast<P*>(gx + r * H), os, hv);
+    myns::store_packs<FULL>(reinterpret_cast<P*>(gx + r * H), os, hv);
   }
   A* bw = pw + (int64_t)blockIdx.x * H;
   A* bb = pb + (int64_t)blockIdx.x * H;
@@ -294,13 +294,17 @@ __device__ void layer_norm_backward_regs_impl(const T* __restrict__ g, const T* 
 #define MYNS_LN_REGS(suffix, T, N, C)                                                                             \
   extern "C" __global__ void MYNS_ROW_REGS_BOUNDS layer_norm_##suffix(const T* x, const T* w, const T* b, T* y,   \
                                                                       int64_t rows, int64_t H, double eps) {      \
-    layer_norm_regs_impl<T, N, C>(x, w, b, y, rows, H, eps);                                                      \
+    myns::with_full<N, C>(H, [&](auto full) {                                                                     \
+      layer_norm_regs_impl<T, N, C, decltype(full)::value>(x, w, b, y, rows, H, eps);                             \
+    });                                                                                                           \
   }
 // 512 threads at most (the general builds' bound): the partial sums take registers.
 #define MYNS_LN_BACKWARD_REGS(suffix, T, N, C)                                                                    \
   extern "C" __global__ void MYNS_ROW_BOUNDS layer_norm_backward_##suffix(                                        \
       const T* g, const T* x, const T* w, T* gx, typename Acc<T>::type* pw, typename Acc<T>::type* pb,            \
       int64_t rows, int64_t H, double eps) {                                                                      \
-    layer_norm_backward_regs_impl<T, N, C>(g, x, w, gx, pw, pb, rows, H, eps);                                    \
+    myns::with_full<N, C>(H, [&](auto full) {                                                                     \
+      layer_norm_backward_regs_impl<T, N, C, decltype(full)::value>(g, x, w, gx, pw, pb, rows, H, eps);           \
+    });                                                                                                           \
   }
 MYNS_FOR_EACH_FLOAT_VEC(MYNS_LN)

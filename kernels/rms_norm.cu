@@ -74,7 +74,7 @@ __device__ void rms_norm_impl(const T* __restrict__ x, const T* __restrict__ w, 
 // row is at most C packs, with one block or warp per row and no more): x and
 // the weight are loaded together before the reduction, so small launches wait
 // on memory once, and the code is short.
-template <typename T, int N, int C>
+template <typename T, int N, int C, bool FULL>
 __device__ void rms_norm_regs_impl(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y,
                                    int64_t rows, int64_t H, double eps) {
   using A = typename Acc<T>::type;
@@ -83,8 +83,8 @@ __device__ void rms_norm_regs_impl(const T* __restrict__ x, const T* __restrict_
   if (r >= rows) return;  // a whole block (or warp) of rows past the end
   const int hv = (int)(H / N);
   P xs[C], ws[C];
-  myns::load_packs(xs, reinterpret_cast<const P*>(x + r * H), hv);
-  myns::load_packs(ws, reinterpret_cast<const P*>(w), hv);
+  myns::load_packs<FULL>(xs, reinterpret_cast<const P*>(x + r * H), hv);
+  myns::load_packs<FULL>(ws, reinterpret_cast<const P*>(w), hv);
   A ss = 0;
 #pragma unroll
   for (int c = 0; c < C; ++c) {
@@ -97,7 +97,7 @@ __device__ void rms_norm_regs_impl(const T* __restrict__ x, const T* __restrict_
 #pragma unroll
     for (int k = 0; k < N; ++k) xs[c].v[k] = from_acc<T>(to_acc(xs[c].v[k]) * inv * to_acc(ws[c].v[k]));
   }
-  myns::store_packs(reinterpret_cast<P*>(y + r * H), xs, hv);
+  myns::store_packs<FULL>(reinterpret_cast<P*>(y + r * H), xs, hv);
 }
 
 // s = x + residual (rounded to T); y = rms_norm(s) * w. Written to `s` and
@@ -142,7 +142,7 @@ __device__ void add_rms_norm_impl(const T* x, const T* res, const T* __restrict_
 
 // add_rms_norm in registers (see rms_norm_regs_impl): x, residual and the
 // weight all loaded before the reduction.
-template <typename T, int N, int C>
+template <typename T, int N, int C, bool FULL>
 __device__ void add_rms_norm_regs_impl(const T* x, const T* res, const T* __restrict__ w, T* y, T* sum, int64_t rows,
                                        int64_t H, double eps) {
   using A = typename Acc<T>::type;
@@ -151,9 +151,9 @@ __device__ void add_rms_norm_regs_impl(const T* x, const T* res, const T* __rest
   if (r >= rows) return;
   const int hv = (int)(H / N);
   P xs[C], rs[C], ws[C];
-  myns::load_packs(xs, reinterpret_cast<const P*>(x + r * H), hv);
-  myns::load_packs(rs, reinterpret_cast<const P*>(res + r * H), hv);
-  myns::load_packs(ws, reinterpret_cast<const P*>(w), hv);
+  myns::load_packs<FULL>(xs, reinterpret_cast<const P*>(x + r * H), hv);
+  myns::load_packs<FULL>(rs, reinterpret_cast<const P*>(res + r * H), hv);
+  myns::load_packs<FULL>(ws, reinterpret_cast<const P*>(w), hv);
   A ss = 0;
 #pragma unroll
   for (int c = 0; c < C; ++c) {
@@ -164,14 +164,14 @@ __device__ void add_rms_norm_regs_impl(const T* x, const T* res, const T* __rest
       ss += v * v;
     }
   }
-  myns::store_packs(reinterpret_cast<P*>(sum + r * H), rs, hv);
+  myns::store_packs<FULL>(reinterpret_cast<P*>(sum + r * H), rs, hv);
   const A inv = rsqrt(myns::row_sum(ss) / A(H) + A(eps));
 #pragma unroll
   for (int c = 0; c < C; ++c) {
 #pragma unroll
     for (int k = 0; k < N; ++k) xs[c].v[k] = from_acc<T>(to_acc(rs[c].v[k]) * inv * to_acc(ws[c].v[k]));
   }
-  myns::store_packs(reinterpret_cast<P*>(y + r * H), xs, hv);
+  myns::store_packs<FULL>(reinterpret_cast<P*>(y + r * H), xs, hv);
 }
 
 // Gradients of y = x * r * w with r = rsqrt(mean(x^2) + eps):
@@ -248,14 +248,18 @@ __device__ void rms_norm_backward_impl(const T* __restrict__ g, const T* __restr
 #define MYNS_RMS_REGS(suffix, T, N, C)                                                                                \
   extern "C" __global__ void MYNS_ROW_REGS_BOUNDS rms_norm_##suffix(const T* x, const T* w, T* y, int64_t rows,       \
                                                                     int64_t H, double eps) {                          \
-    rms_norm_regs_impl<T, N, C>(x, w, y, rows, H, eps);                                                               \
+    myns::with_full<N, C>(H, [&](auto full) { rms_norm_regs_impl<T, N, C, decltype(full)::value>(x, w, y, rows, H, eps); }); \
   }                                                                                                                   \
   extern "C" __global__ void MYNS_ROW_REGS_BOUNDS fused_add_rms_norm_##suffix(T* x, T* res, const T* w, int64_t rows, \
                                                                               int64_t H, double eps) {                \
-    add_rms_norm_regs_impl<T, N, C>(x, res, w, x, res, rows, H, eps);                                                 \
+    myns::with_full<N, C>(H, [&](auto full) {                                                                         \
+      add_rms_norm_regs_impl<T, N, C, decltype(full)::value>(x, res, w, x, res, rows, H, eps);                        \
+    });                                                                                                               \
   }                                                                                                                   \
   extern "C" __global__ void MYNS_ROW_REGS_BOUNDS add_rms_norm_##suffix(const T* x, const T* res, const T* w, T* y,   \
                                                                         T* s, int64_t rows, int64_t H, double eps) {  \
-    add_rms_norm_regs_impl<T, N, C>(x, res, w, y, s, rows, H, eps);                                                   \
+    myns::with_full<N, C>(H, [&](auto full) {                                                                         \
+      add_rms_norm_regs_impl<T, N, C, decltype(full)::value>(x, res, w, y, s, rows, H, eps);                          \
+    });                                                                                                               \
   }
 MYNS_FOR_EACH_FLOAT_VEC(MYNS_RMS)

@@ -2,6 +2,8 @@
 // reductions over the threads of a row. blockDim.x is a multiple of 32 and at
 // most MYNS_ROW_MAX_THREADS.
 #pragma once
+#include <type_traits>
+
 #include "common.cuh"
 #include "kernel_params.cuh"  // generated from src/kernel_params.rs
 
@@ -10,6 +12,10 @@
 // one or two packs per thread, few registers).
 #define MYNS_ROW_BOUNDS __launch_bounds__(MYNS_ROW_MAX_THREADS)
 #define MYNS_ROW_REGS_BOUNDS __launch_bounds__(MYNS_ROW_REGS_MAX_THREADS)
+// At most 32 registers, so 2048 threads fit on an SM: for register-resident
+// kernels that need no more (softmax: 38 without the cap, which left a
+// quarter of the SM's threads idle on long rows).
+#define MYNS_ROW_REGS_BOUNDS_FULL __launch_bounds__(MYNS_ROW_REGS_MAX_THREADS, 2)
 
 namespace myns {
 
@@ -81,23 +87,44 @@ __device__ __forceinline__ double fast_rcp(double x) { return 1.0 / x; }
 
 // Loads this thread's C packs of a row of n packs (pack c at threadIdx.x +
 // c * blockDim.x), all issued before any is used; packs past the row's end
-// are zero.
-template <int C, typename P>
+// are zero. FULL: the threads cover the row exactly (n == C * blockDim.x),
+// so no pack needs a bounds check or a zero fill.
+template <bool FULL, int C, typename P>
 __device__ __forceinline__ void load_packs(P (&dst)[C], const P* __restrict__ src, int n) {
 #pragma unroll
   for (int c = 0; c < C; ++c) {
     const int i = threadIdx.x + c * blockDim.x;
-    dst[c] = i < n ? src[i] : P{};
+    if (FULL) {
+      dst[c] = src[i];
+    } else {
+      dst[c] = i < n ? src[i] : P{};
+    }
   }
 }
 
 // Stores the packs load_packs read (those inside the row).
-template <int C, typename P>
+template <bool FULL, int C, typename P>
 __device__ __forceinline__ void store_packs(P* __restrict__ dst, const P (&src)[C], int n) {
 #pragma unroll
   for (int c = 0; c < C; ++c) {
     const int i = threadIdx.x + c * blockDim.x;
-    if (i < n) dst[i] = src[c];
+    if (FULL || i < n) dst[i] = src[c];
+  }
+}
+
+// Whether a register-resident kernel of C packs per thread covers rows of
+// H / N packs exactly: the usual case (power-of-two hidden sizes), which
+// then runs without per-pack bounds checks (about a third of the
+// instructions of a 16-element-per-thread softmax were those checks and the
+// zero fills). Uniform over the launch.
+// with_full<N, C>(H, f) calls f(std::true_type{}) on such rows, else
+// f(std::false_type{}): `decltype(full)::value` is the FULL argument.
+template <int N, int C, typename F>
+__device__ __forceinline__ void with_full(int64_t H, F f) {
+  if (H == (int64_t)N * C * blockDim.x) {
+    f(std::true_type{});
+  } else {
+    f(std::false_type{});
   }
 }
 

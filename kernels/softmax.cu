@@ -100,7 +100,7 @@ __device__ void softmax_impl(const T* __restrict__ x, T* __restrict__ y, int64_t
 // The register-resident form (Rust launches it when each thread's share of a
 // row is at most C packs, with one block or warp per row and no more): no
 // loop and short code, for small, latency-bound launches.
-template <typename T, int N, int C>
+template <typename T, int N, int C, bool FULL>
 __device__ void softmax_regs_impl(const T* __restrict__ x, T* __restrict__ y, int64_t rows, int64_t H) {
   using A = typename Acc<T>::type;
   using P = Pack<T, N>;
@@ -108,13 +108,13 @@ __device__ void softmax_regs_impl(const T* __restrict__ x, T* __restrict__ y, in
   if (r >= rows) return;  // a whole block (or warp) of rows past the end
   const int hv = (int)(H / N);
   P xs[C];
-  myns::load_packs(xs, reinterpret_cast<const P*>(x + r * H), hv);
+  myns::load_packs<FULL>(xs, reinterpret_cast<const P*>(x + r * H), hv);
   // Packs past the row's end (zeros) must not count: they stay out of the
   // max, and of the sum as exp(-inf).
   A m = -INFINITY;
 #pragma unroll
   for (int c = 0; c < C; ++c) {
-    if (threadIdx.x + c * blockDim.x < hv) {
+    if (FULL || threadIdx.x + c * blockDim.x < hv) {
 #pragma unroll
       for (int k = 0; k < N; ++k) m = myns::Max{}(m, to_acc(xs[c].v[k]));
     }
@@ -124,7 +124,7 @@ __device__ void softmax_regs_impl(const T* __restrict__ x, T* __restrict__ y, in
   A s = 0;
 #pragma unroll
   for (int c = 0; c < C; ++c) {
-    const bool in = threadIdx.x + c * blockDim.x < hv;
+    const bool in = FULL || threadIdx.x + c * blockDim.x < hv;
 #pragma unroll
     for (int k = 0; k < N; ++k) {
       e[c][k] = in ? myns::fast_exp(to_acc(xs[c].v[k]) - m) : A(0);
@@ -140,7 +140,7 @@ __device__ void softmax_regs_impl(const T* __restrict__ x, T* __restrict__ y, in
 #pragma unroll
     for (int k = 0; k < N; ++k) xs[c].v[k] = from_acc<T>(e[c][k] * inv);
   }
-  myns::store_packs(reinterpret_cast<P*>(y + r * H), xs, hv);
+  myns::store_packs<FULL>(reinterpret_cast<P*>(y + r * H), xs, hv);
 }
 
 // gx = y * (g - sum(g * y)) per row.
@@ -182,7 +182,7 @@ __device__ void softmax_backward_impl(const T* __restrict__ g, const T* __restri
   MYNS_SOFTMAX_REGS(r1_##suffix, T, N, 1)                                                                           \
   MYNS_SOFTMAX_REGS(r2_##suffix, T, N, 2)
 #define MYNS_SOFTMAX_REGS(suffix, T, N, C)                                                                          \
-  extern "C" __global__ void MYNS_ROW_REGS_BOUNDS softmax_##suffix(const T* x, T* y, int64_t rows, int64_t H) {     \
-    softmax_regs_impl<T, N, C>(x, y, rows, H);                                                                      \
+  extern "C" __global__ void MYNS_ROW_REGS_BOUNDS_FULL softmax_##suffix(const T* x, T* y, int64_t rows, int64_t H) { \
+    myns::with_full<N, C>(H, [&](auto full) { softmax_regs_impl<T, N, C, decltype(full)::value>(x, y, rows, H); }); \
   }
 MYNS_FOR_EACH_FLOAT_VEC(MYNS_SOFTMAX)

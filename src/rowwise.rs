@@ -47,14 +47,21 @@ pub struct ReduceKernels {
     /// The row held in registers at one (`<name>_r1_*`) or two (`<name>_r2_*`)
     /// packs per thread, every load issued before the reduction.
     pub regs: [RowKernels; 2],
+    /// The two-pack register build beats the general one at any row count
+    /// (see [`plan_reduce`]), not only in launches of one wave.
+    pub regs_at_scale: bool,
 }
 
-/// `reduce_kernels!(kernels::SOFTMAX, "softmax")`.
+/// `reduce_kernels!(kernels::SOFTMAX, "softmax"[, regs_at_scale])`.
 macro_rules! reduce_kernels {
     ($module:path, $name:literal) => {
+        $crate::rowwise::reduce_kernels!($module, $name, false)
+    };
+    ($module:path, $name:literal, $regs_at_scale:expr) => {
         $crate::rowwise::ReduceKernels {
             general: $crate::rowwise::row_kernels!($module, $name),
             regs: [$crate::rowwise::row_kernels!($module, concat!($name, "_r1")), $crate::rowwise::row_kernels!($module, concat!($name, "_r2"))],
+            regs_at_scale: $regs_at_scale,
         }
     };
 }
@@ -123,10 +130,15 @@ fn general_shape(units: i64, rows: i64, sms: i64, layout: Rows) -> (i64, i64) {
 /// - longer rows, when all of them are resident at once at one pack per
 ///   thread (or else two): that build, one wave in which each thread waits on
 ///   memory once;
+/// - `regs_at_scale` (softmax, the residual-add norms): rows of up to 2048
+///   packs at two packs per thread at any row count; on the H100 that build
+///   ran 1-7% ahead of the general one from 1024 x 8192 to 16384 x 8192
+///   bf16, where for rms_norm it fell 3-18% behind
+///   (bench/explore/rowwise-gaps/README.md);
 /// - else the general build.
 ///
 /// `force`: `MYNS_ROW_KERNEL` (see `forced_plan`).
-pub fn plan_reduce(units: i64, rows: i64, sms: i64, threads_per_sm: i64, force: Option<&str>) -> Result<ReducePlan> {
+pub fn plan_reduce(units: i64, rows: i64, sms: i64, threads_per_sm: i64, regs_at_scale: bool, force: Option<&str>) -> Result<ReducePlan> {
     if let Some(f) = force {
         return forced_plan(f, units, rows, sms);
     }
@@ -148,7 +160,7 @@ pub fn plan_reduce(units: i64, rows: i64, sms: i64, threads_per_sm: i64, force: 
         regs(2)
     } else if one_wave(1) {
         regs(1)
-    } else if one_wave(2) {
+    } else if one_wave(2) || (regs_at_scale && units <= 2 * REGS_MAX_THREADS) {
         regs(2)
     } else {
         let (bx, by) = general_shape(units, rows, sms, Rows::BlockOrWarp);
@@ -256,7 +268,7 @@ impl RowLaunch {
         let (dtype, device, vec, units) = row_units(x, ptrs, h)?;
         let info = cuda::device_info(device)?;
         let force = crate::overrides::get(crate::overrides::Knob::RowKernel);
-        let plan = plan_reduce(units, rows, info.sms as i64, info.threads_per_sm as i64, force.as_deref())
+        let plan = plan_reduce(units, rows, info.sms as i64, info.threads_per_sm as i64, kernels.regs_at_scale, force.as_deref())
             .map_err(|e| e.context(format_args!("myns::{}", x.op())))?;
         // The register builds take one row per block or warp, with no loop.
         let grid = (rows + plan.by - 1) / plan.by;
@@ -302,7 +314,7 @@ mod tests {
 
     // An H100: 132 SMs of 2048 threads.
     fn plan(units: i64, rows: i64, force: Option<&str>) -> Result<ReducePlan> {
-        plan_reduce(units, rows, 132, 2048, force)
+        plan_reduce(units, rows, 132, 2048, false, force)
     }
 
     fn p(regs: Option<i64>, bx: i64, by: i64) -> ReducePlan {
@@ -337,6 +349,18 @@ mod tests {
     fn large_launches_of_long_rows_take_the_general_build() {
         assert_eq!(plan(1024, 1024, None).unwrap(), p(None, 256, 1)); // more than one wave
         assert_eq!(plan(4096, 1, None).unwrap(), p(None, 512, 1)); // longer than 2 packs x 1024 threads
+    }
+
+    #[test]
+    fn ops_whose_register_build_wins_at_scale_keep_it() {
+        let at_scale = |units, rows| plan_reduce(units, rows, 132, 2048, true, None).unwrap();
+        assert_eq!(at_scale(1024, 1024), p(Some(2), 512, 1)); // softmax 1024 x 8192 bf16
+        assert_eq!(at_scale(1024, 16384), p(Some(2), 512, 1));
+        assert_eq!(at_scale(2048, 1024), p(Some(2), 1024, 1)); // 1024 x 16384 bf16
+        assert_eq!(at_scale(2049, 1024), p(None, 512, 1)); // beyond 2 packs x 1024 threads
+        assert_eq!(at_scale(1000, 5), p(Some(1), 1024, 1)); // one wave: unchanged
+        assert_eq!(at_scale(256, 1024), p(Some(2), 128, 1));
+        assert_eq!(plan_reduce(1024, 1024, 132, 2048, true, Some("general")).unwrap(), p(None, 256, 1)); // forcing wins
     }
 
     #[test]

@@ -61,7 +61,7 @@ op! {
 
 pub(crate) const OPS: Ops = &[AddRmsNorm::spec, AddRmsNormBackward::spec];
 
-static KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::RMS_NORM, "add_rms_norm");
+static KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::RMS_NORM, "add_rms_norm", true);
 
 fn check(a: &AddRmsNorm) -> Result<(DType, f64)> {
     let r = check_norm(&a.x, &a.weight, a.eps)?;

@@ -36,7 +36,7 @@ op! {
 
 pub(crate) const OPS: Ops = &[FusedAddRmsNorm::spec];
 
-static KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::RMS_NORM, "fused_add_rms_norm");
+static KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::RMS_NORM, "fused_add_rms_norm", true);
 
 fn check(a: &FusedAddRmsNorm) -> Result<(DType, f64)> {
     let r = check_norm(&a.x, &a.weight, a.eps)?;

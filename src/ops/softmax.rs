@@ -52,7 +52,7 @@ op! {
 
 pub(crate) const OPS: Ops = &[Softmax::spec, SoftmaxBackward::spec];
 
-static KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::SOFTMAX, "softmax");
+static KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::SOFTMAX, "softmax", true);
 static BACKWARD_KERNELS: RowKernels = row_kernels!(crate::kernels::SOFTMAX, "softmax_backward");
 
 /// `dim` wrapped into `[0, ndim)` (a 0-d tensor counts as 1-d); an

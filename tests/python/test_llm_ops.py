@@ -72,7 +72,10 @@ def test_softmax(shape, dim, dtype, device):
 # short rows, a block per row, one pack per thread when rows are few, rows
 # longer than the threads can cache (re-read pass), and odd lengths (scalar
 # kernels).
-ROW_SHAPES = [(1000, 64), (300, 256), (2, 4096), (1, 16384), (200, 16384), (3, 40000), (150, 40002), (5, 1001)]
+ROW_SHAPES = [(1000, 64), (300, 256), (2, 4096), (1, 16384), (200, 16384), (3, 40000), (150, 40002), (5, 1001),
+              # More rows than one wave holds: softmax and the residual-add norms keep
+              # their register build there (rows covered exactly, and not).
+              (1100, 4096), (1200, 3000)]
 # float64 at the large shapes is covered by float32 (same kernels, slow reference).
 ROW_CASES = [(s, d) for s in ROW_SHAPES for d in DTYPES if not (d == torch.float64 and s[0] * s[1] > 10**6)]
 
@@ -140,6 +143,15 @@ def test_softmax_extremes(build, device, kernel_override):
     for dtype in [torch.float16, torch.bfloat16]:
         xh = torch.tensor([[0.0, -inf, 1.0], [6e4 if dtype == torch.float16 else 1e38, 0.0, 1.0]], device=device, dtype=dtype)
         check_op("softmax", [xh, -1])
+    # Rows the register-resident builds cover exactly (no bounds checks): the
+    # same extremes at whole-pack widths, an all -inf row among them.
+    for dtype, width in [(torch.float32, 256), (torch.bfloat16, 2048)]:
+        xw = torch.randn(4, width, device=device, dtype=dtype)
+        xw[0, ::3] = -inf
+        xw[1, 5] = 1e4 if dtype == torch.float32 else 1e38
+        xw[2] = -inf
+        xw[3, :7] = -3e38
+        check_op("softmax", [xw, -1])
 
 
 @pytest.mark.parametrize("shape", [(), (0,), (5,), (3, 7), (1000, 3)], ids=str)
