@@ -1,5 +1,5 @@
-"""Speed of the LLM row-wise ops (rms_norm, fused_add_rms_norm,
-silu_and_mul, softmax) and the streaming ops (scale, add) against eager
+"""Speed of the LLM row-wise ops (rms_norm, fused_add_rms_norm and its
+functional form add_rms_norm, silu_and_mul, softmax) and the streaming ops (scale, add) against eager
 PyTorch, torch.compile of the same computation
 (``mode="max-autotune-no-cudagraphs"``, Inductor's fused kernels) and
 Liger-Kernel, over a grid of rows x hidden sizes. scale also runs beside a
@@ -46,9 +46,9 @@ from common import add_common_args, check_outputs, graph_times, interleaved, syn
 import myns
 
 EPS = 1e-6
-OPS = ["rms_norm", "fused_add_rms_norm", "silu_and_mul", "softmax", "scale", "add"]
+OPS = ["rms_norm", "fused_add_rms_norm", "add_rms_norm", "silu_and_mul", "softmax", "scale", "add"]
 # Ops measured on every shape; STREAM_OPS also at STREAM_SHAPES.
-ROW_OPS = OPS[:5]
+ROW_OPS = OPS[:6]
 STREAM_OPS = ["scale", "add"]
 STREAM_SHAPES = [(16384, 16384, torch.float32)]
 # Baselines in table order; `copy` (a device copy of the same bytes) only
@@ -86,6 +86,7 @@ def _liger():
     return {
         "rms_norm": lambda x, w: (LigerRMSNormFunction.apply(x, w, EPS),),
         "fused_add_rms_norm": lambda x, r, w: tuple(LigerFusedAddRMSNormFunction.apply(x, r, w, EPS)),
+        "add_rms_norm": lambda x, r, w: tuple(LigerFusedAddRMSNormFunction.apply(x, r, w, EPS)),
         "silu_and_mul": lambda x: (LigerFusedGateUpSiLUMulFunction.apply(x),),
         "softmax": lambda x: (LigerSoftmaxFunction.apply(x),),
     }, None
@@ -128,6 +129,16 @@ def spec(op, rows, hidden, dtype, device, compile_mode, liger):
     elif op == "fused_add_rms_norm":
         nbytes, make, args_of = 4 * n * es + hidden * es, lambda: (g(rows, hidden), g(rows, hidden), g(hidden)), lambda x, r, w: [x, r, w, EPS]
         impls = {"myns": lambda x, r, w: (myns.fused_add_rms_norm(x, r, w, EPS), x, r)[1:], "eager": _fused_eager}
+        if comp:
+            c = comp(_fused_functional)
+            impls["compiled"] = lambda x, r, w: tuple(c(x, r, w))
+    elif op == "add_rms_norm":
+        # The functional form: fresh outputs, as the baselines write. (The
+        # in-place row above writes into its rotating inputs, while a graph of
+        # the baselines' calls re-uses one freed output buffer that stays in
+        # L2: below about 50 MB that favours them; bench/explore/rowwise-gaps.)
+        nbytes, make, args_of = 4 * n * es + hidden * es, lambda: (g(rows, hidden), g(rows, hidden), g(hidden)), lambda x, r, w: [x, r, w, EPS]
+        impls = {"myns": lambda x, r, w: tuple(myns.add_rms_norm(x, r, w, EPS)), "eager": _fused_functional}
         if comp:
             c = comp(_fused_functional)
             impls["compiled"] = lambda x, r, w: tuple(c(x, r, w))
