@@ -199,18 +199,74 @@ def _causal_lm_forward(self, input_ids=None, attention_mask=None, position_ids=N
                                   hidden_states=outputs.hidden_states, attentions=outputs.attentions)
 
 
+# SDPA with is_causal under torch.compile. transformers leaves out the causal
+# mask (SDPA's is_causal instead) only when it is not tracing: under
+# torch.compile it builds a [batch, 1, q, kv] mask even for a plain causal
+# mask with no padding, and SDPA with a mask runs on slower kernels (on the
+# H100, bf16, 32 heads x 2048 tokens: 1.9 ms forward + backward per layer
+# against 0.7 with is_causal; bench/explore/compile_gap.py). The patched
+# model's attention is transformers' own SDPA function under another name,
+# whose mask function leaves the mask out on the conditions transformers'
+# eager path checks (`_ignore_causal_mask_sdpa`) that need no data: the
+# caller allows the skip (transformers' mask builders do not when packed
+# sequences, extra mask functions or bidirectional masks are involved), no
+# padding mask, nothing cached before (offsets 0), as many queries as keys,
+# shorter than any sliding window. Everything else goes to transformers'
+# sdpa_mask unchanged.
+_SDPA = "myns_sdpa"
+_HF_SDPA_MASK = []  # transformers' sdpa_mask, found at registration
+
+
+def _sdpa_mask(*args, **kwargs):
+    """transformers' ``sdpa_mask``, or ``None`` (SDPA's ``is_causal``) for a
+    plain causal mask (see above)."""
+    names = ("batch_size", "q_length", "kv_length", "q_offset", "kv_offset", "mask_function", "attention_mask")
+    a = dict(zip(names, args), **kwargs)
+    q_offset, kv_offset, local = a.get("q_offset", 0), a.get("kv_offset", 0), a.get("local_size")
+    if (a.get("allow_is_causal_skip", True) and a.get("attention_mask") is None
+            and type(q_offset) is int and q_offset == 0 and type(kv_offset) is int and kv_offset == 0
+            and a["q_length"] == a["kv_length"] and (local is None or a["kv_length"] < local)):
+        return None
+    return _HF_SDPA_MASK[0](*args, **kwargs)
+
+
+def _use_causal_sdpa(model: nn.Module) -> bool:
+    """Switches a model on transformers' SDPA attention to the same function
+    under the name ``myns_sdpa`` with ``_sdpa_mask``; whether it did."""
+    if getattr(model.config, "_attn_implementation", None) != "sdpa" or not hasattr(model, "set_attn_implementation"):
+        return False
+    try:
+        from transformers import AttentionInterface, AttentionMaskInterface
+        from transformers.integrations.sdpa_attention import sdpa_attention_forward
+        from transformers.masking_utils import sdpa_mask
+    except ImportError:  # an older transformers: keep its attention
+        return False
+    _HF_SDPA_MASK[:] = [sdpa_mask]
+    AttentionInterface.register(_SDPA, sdpa_attention_forward)
+    AttentionMaskInterface.register(_SDPA, _sdpa_mask)
+    model.set_attn_implementation(_SDPA)
+    return True
+
+
 def _is_rms_norm(m: nn.Module) -> bool:
     return type(m).__name__.endswith("RMSNorm") and hasattr(m, "weight") and hasattr(m, "variance_epsilon")
 
 
 def patch(model: nn.Module, *, rms_norm: bool = True, mlp: bool = True, rope: bool = True,
-          loss: bool = True) -> nn.Module:
+          loss: bool = True, is_causal: bool = True) -> nn.Module:
     """Swaps, in place, a transformers Llama, Mistral or Qwen2 model's
     RMSNorms (the post-attention one fused with its residual add), MLPs
     (SwiGLU on one gate/up projection), rotary embedding and loss (fused
     linear cross-entropy when labels are given) for myns ones, and returns
     the model. Only this model changes (not its class or module, unlike
     Liger-Kernel's patching).
+
+    With ``is_causal`` (and the model on transformers' ``"sdpa"``
+    attention), attention runs with SDPA's ``is_causal`` rather than a
+    materialised causal mask under ``torch.compile`` too, where transformers
+    would build one only because it is tracing (same result, faster
+    kernels); the model's attention implementation is then named
+    ``"myns_sdpa"``.
 
     Patch before building the optimizer: the MLPs get new parameters
     (``gate_up_proj`` replaces ``gate_proj`` and ``up_proj``).
@@ -252,4 +308,6 @@ def patch(model: nn.Module, *, rms_norm: bool = True, mlp: bool = True, rope: bo
     if loss and hasattr(model, "lm_head"):
         model._myns_original_forward = model.forward
         model.forward = types.MethodType(_causal_lm_forward, model)
+    if is_causal:
+        _use_causal_sdpa(model)
     return model

@@ -25,9 +25,9 @@ FACTOR = 8.0
 FAMILIES = ["llama", "mistral", "qwen2"]
 
 
-def tiny(family, device, dtype, vocab=101):
+def tiny(family, device, dtype, vocab=101, attn="eager", **extra):
     kw = dict(vocab_size=vocab, hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4,
-              num_key_value_heads=2, max_position_embeddings=64, rms_norm_eps=1e-6, attn_implementation="eager")
+              num_key_value_heads=2, max_position_embeddings=64, rms_norm_eps=1e-6, attn_implementation=attn, **extra)
     cfg = {
         "llama": transformers.LlamaConfig,
         "mistral": transformers.MistralConfig,
@@ -132,6 +132,75 @@ def test_patched_model_compiles_without_graph_breaks(device):
     # Another sequence length: the same compiled graph (dynamic shapes).
     ids2, labels2 = batch(device, s=9)
     assert torch.isfinite(compiled(input_ids=ids2, labels=labels2).loss)
+
+
+def sdpa_calls(model, **inputs):
+    """Runs torch.compile(model, fullgraph=True) on `inputs` and returns the
+    loss and, per scaled_dot_product_attention call in the traced graph,
+    (whether it has a mask, its is_causal)."""
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    torch._dynamo.reset()
+    loss = torch.compile(model, backend=backend, fullgraph=True)(**inputs).loss
+    calls = [(n.kwargs.get("attn_mask") is not None, n.kwargs.get("is_causal"))
+             for gm in graphs for n in gm.graph.nodes
+             if n.op == "call_function" and n.target is torch.nn.functional.scaled_dot_product_attention]
+    return loss, calls
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("family", FAMILIES)
+def test_patched_sdpa_model_compiles_to_is_causal(family, device):
+    """Under torch.compile transformers builds a causal mask it leaves out in
+    eager mode; the patched model runs SDPA with is_causal there, same loss."""
+    ref, hf = tiny(family, device, torch.float32, attn="sdpa")
+    ours = myns.patch(copy.deepcopy(hf))
+    assert ours.config._attn_implementation == "myns_sdpa" and hf.config._attn_implementation == "sdpa"
+    ids, labels = batch(device)
+    loss, calls = sdpa_calls(ours, input_ids=ids, labels=labels)
+    assert calls == [(False, True)] * 2, calls
+    _, hf_calls = sdpa_calls(hf, input_ids=ids, labels=labels)
+    assert hf_calls == [(True, False)] * 2, f"transformers now skips the mask itself: {hf_calls}"
+    r, h = (m(input_ids=ids, labels=labels).loss for m in (ref, hf))
+    check_close(loss.reshape(1), h.reshape(1), r.reshape(1), torch.float32, f"{family} compiled loss")
+    # is_causal=False keeps transformers' mask.
+    plain = myns.patch(copy.deepcopy(hf), is_causal=False)
+    assert plain.config._attn_implementation == "sdpa"
+    assert sdpa_calls(plain, input_ids=ids, labels=labels)[1] == [(True, False)] * 2
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", ["padding", "packed", "sliding"])
+def test_patched_sdpa_model_keeps_masks_that_matter(case, device):
+    """A padding mask, packed sequences (position ids restarting, no cache)
+    and a sliding window keep their masks: the compiled patched model's loss
+    and logits match transformers' eager model on the same inputs."""
+    family, extra = ("mistral", dict(sliding_window=5)) if case == "sliding" else ("llama", {})
+    ref, hf = tiny(family, device, torch.float32, attn="sdpa", **extra)
+    ours = myns.patch(copy.deepcopy(hf))
+    ids, labels = batch(device)
+    inputs = dict(input_ids=ids, labels=labels)
+    if case == "padding":
+        mask = torch.ones_like(ids)
+        mask[0, :3] = 0
+        inputs["attention_mask"] = mask
+    elif case == "packed":
+        inputs["position_ids"] = torch.arange(ids.shape[1], device=device).remainder(5).expand_as(ids)
+        inputs["use_cache"] = False
+    loss, calls = sdpa_calls(ours, **inputs)
+    assert calls and all(has_mask for has_mask, _ in calls), calls
+    r, h = (m(**inputs).loss for m in (ref, hf))
+    check_close(loss.reshape(1), h.reshape(1), r.reshape(1), torch.float32, f"{case} compiled loss")
+    # The loss alone could hide a wrong mask at a few positions: the logits too.
+    out = dict(inputs, labels=None)
+    with torch.no_grad():
+        lr, lh = (m(**out).logits for m in (ref, hf))
+        lo = torch.compile(ours, fullgraph=True)(**out).logits
+    check_close(lo, lh, lr, torch.float32, f"{case} compiled logits")
 
 
 @pytest.mark.parametrize("device", DEVICES)

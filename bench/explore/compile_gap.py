@@ -1,0 +1,103 @@
+"""Why the compiled myns Llama step is slower than the eager one (H100 at
+df7f1af: 140.0 against 123.2 ms; HF's gets faster, 161.5 -> 135.5).
+
+Builds bench_llama's model (fewer layers by default: the gap is per layer),
+then for each variant: warm-up steps (compiles), the median of three timed
+steps, and one profiled step: the GPU kernels by total time, how many
+launches, GPU busy time against the step's wall time (host-bound or not).
+Variants: myns eager and compiled, compiled with inductor's custom-op layout
+constraint relaxed (flexible_layout: no stride-matching copies around our
+ops), HF compiled.
+
+    python3 bench/explore/compile_gap.py --layers 8 [--only myns,myns-c]
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import bench_llama  # noqa: E402
+
+
+def profile_step(step, ids, top):
+    from torch.profiler import ProfilerActivity, profile
+
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        t = time.perf_counter()
+        step(ids)
+        torch.cuda.synchronize()
+        wall = time.perf_counter() - t
+    kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    busy = sum(e.device_time for e in kernels) / 1e3
+    by = {}
+    for e in kernels:
+        n, t = by.get(e.name, (0, 0.0))
+        by[e.name] = (n + 1, t + e.device_time / 1e3)
+    rows = sorted(by.items(), key=lambda kv: -kv[1][1])
+    print(f"  profiled step: wall {wall * 1e3:.1f} ms, GPU busy {busy:.1f} ms, {len(kernels)} kernels")
+    for name, (n, t) in rows[:top]:
+        print(f"    {t:8.2f} ms {n:5d}x  {name[:150]}")
+    return rows
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--layers", type=int, default=8)
+    p.add_argument("--batch", type=int, default=4)
+    p.add_argument("--top", type=int, default=30)
+    p.add_argument("--only", default="myns,myns-c,myns-cflex,hf-c")
+    a = p.parse_args()
+    import transformers
+
+    args = argparse.Namespace(llama_layers=a.layers, llama_batch=a.batch)
+    cfg, batch, seq = bench_llama._config(args, False)
+    torch.manual_seed(0)
+    base = transformers.LlamaForCausalLM(cfg).to(device="cuda", dtype=torch.bfloat16)
+    g = torch.Generator().manual_seed(0)
+    data = [torch.randint(0, cfg.vocab_size, (batch, seq), generator=g).cuda() for _ in range(4)]
+    print(f"Llama {sum(p.numel() for p in base.parameters()) / 1e9:.2f}B params, {a.layers} layers, {batch} x {seq}")
+    variants = {
+        "myns": ("myns", False, None),
+        "myns-c": ("myns", True, None),
+        "myns-cflex": ("myns", True, "flexible_layout"),
+        "hf": ("hf", False, None),
+        "hf-c": ("hf", True, None),
+    }
+    for key in a.only.split(","):
+        impl, comp, layout = variants[key]
+        torch._dynamo.reset()
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats()
+        before = torch.cuda.memory_allocated()
+        t0 = time.time()
+        old = torch._functorch.config.custom_op_default_layout_constraint
+        if layout:
+            torch._functorch.config.custom_op_default_layout_constraint = layout
+        try:
+            m, step = bench_llama._build(impl, base, comp)
+            for ids in data[:3]:
+                step(ids)
+            torch.cuda.synchronize()
+            build_s = time.time() - t0
+            peak = (torch.cuda.max_memory_allocated() - before) / 2**30
+            times = []
+            for _ in range(3):
+                times.append(bench_llama._time_steps(step, data[3], 2, torch.cuda.synchronize))
+            t = statistics.median(times)
+            print(f"{key}: step {t * 1e3:.1f} ms ({batch * seq / t:.0f} tok/s), peak {peak:.2f} GiB, "
+                  f"build+warm-up {build_s:.0f} s", flush=True)
+            profile_step(step, data[3], a.top)
+            del m, step
+        finally:
+            torch._functorch.config.custom_op_default_layout_constraint = old
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
