@@ -225,6 +225,66 @@ __device__ void rms_norm_backward_impl(const T* __restrict__ g, const T* __restr
   }
 }
 
+// The register-resident backward (as layer_norm's): this thread's C packs of
+// every row it visits, loaded before the reductions, and its columns'
+// grad_weight partial sums kept in registers across the block's rows, written
+// once at the end. The general build above re-reads each row and adds into
+// the partial in memory for every row: about 0.17 ms at 8192 x 2048 bf16 on
+// the H100, against the 0.03 ms its traffic takes.
+template <typename T, int N, int C, bool FULL>
+__device__ void rms_norm_backward_regs_impl(const T* __restrict__ g, const T* __restrict__ x,
+                                            const T* __restrict__ w, const T* __restrict__ gs, T* __restrict__ gx,
+                                            typename Acc<T>::type* __restrict__ partial, int64_t rows, int64_t H,
+                                            double eps) {
+  using A = typename Acc<T>::type;
+  using P = Pack<T, N>;
+  const int hv = (int)(H / N);
+  P ws[C];
+  myns::load_packs<FULL>(ws, reinterpret_cast<const P*>(w), hv);
+  A aw[C][N];
+#pragma unroll
+  for (int c = 0; c < C; ++c)
+#pragma unroll
+    for (int k = 0; k < N; ++k) aw[c][k] = A(0);
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    P xs[C], gp[C], es[C];
+    myns::load_packs<FULL>(xs, reinterpret_cast<const P*>(x + r * H), hv);
+    myns::load_packs<FULL>(gp, reinterpret_cast<const P*>(g + r * H), hv);
+    if (gs) myns::load_packs<FULL>(es, reinterpret_cast<const P*>(gs + r * H), hv);
+    A ss = 0, dot = 0;
+#pragma unroll
+    for (int c = 0; c < C; ++c)
+#pragma unroll
+      for (int k = 0; k < N; ++k) {
+        const A v = to_acc(xs[c].v[k]);
+        ss += v * v;
+        dot += to_acc(gp[c].v[k]) * to_acc(ws[c].v[k]) * v;
+      }
+    const A rr = rsqrt(myns::row_sum(ss) / A(H) + A(eps));
+    const A mean_dot = myns::row_sum(dot) * rr / A(H);  // mean(g*w*xhat)
+    P os[C];
+#pragma unroll
+    for (int c = 0; c < C; ++c)
+#pragma unroll
+      for (int k = 0; k < N; ++k) {
+        const A xhat = to_acc(xs[c].v[k]) * rr, gv = to_acc(gp[c].v[k]);
+        const A e = gs ? to_acc(es[c].v[k]) : A(0);
+        os[c].v[k] = from_acc<T>(rr * (gv * to_acc(ws[c].v[k]) - xhat * mean_dot) + e);
+        aw[c][k] += gv * xhat;
+      }
+    myns::store_packs<FULL>(reinterpret_cast<P*>(gx + r * H), os, hv);
+  }
+  A* pw = partial + (int64_t)blockIdx.x * H;
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+    const int i = threadIdx.x + c * blockDim.x;
+    if (FULL || i < hv) {
+#pragma unroll
+      for (int k = 0; k < N; ++k) pw[(int64_t)i * N + k] = aw[c][k];
+    }
+  }
+}
+
 #define MYNS_RMS(suffix, T, N)                                                                                        \
   extern "C" __global__ void MYNS_ROW_BOUNDS rms_norm_##suffix(const T* x, const T* w, T* y, int64_t rows, int64_t H, \
                                                double eps) {                                                          \
@@ -244,7 +304,9 @@ __device__ void rms_norm_backward_impl(const T* __restrict__ g, const T* __restr
     rms_norm_backward_impl<T, N>(g, x, w, gs, gx, partial, rows, H, eps);                                             \
   }                                                                                                                   \
   MYNS_RMS_REGS(r1_##suffix, T, N, 1)                                                                                 \
-  MYNS_RMS_REGS(r2_##suffix, T, N, 2)
+  MYNS_RMS_REGS(r2_##suffix, T, N, 2)                                                                                 \
+  MYNS_RMS_BACKWARD_REGS(r1_##suffix, T, N, 1)                                                                        \
+  MYNS_RMS_BACKWARD_REGS(r2_##suffix, T, N, 2)
 #define MYNS_RMS_REGS(suffix, T, N, C)                                                                                \
   extern "C" __global__ void MYNS_ROW_REGS_BOUNDS rms_norm_##suffix(const T* x, const T* w, T* y, int64_t rows,       \
                                                                     int64_t H, double eps) {                          \
@@ -260,6 +322,15 @@ __device__ void rms_norm_backward_impl(const T* __restrict__ g, const T* __restr
                                                                         T* s, int64_t rows, int64_t H, double eps) {  \
     myns::with_full<N, C>(H, [&](auto full) {                                                                         \
       add_rms_norm_regs_impl<T, N, C, decltype(full)::value>(x, res, w, y, s, rows, H, eps);                          \
+    });                                                                                                               \
+  }
+// 512 threads at most (the general builds' bound): the partial sums take registers.
+#define MYNS_RMS_BACKWARD_REGS(suffix, T, N, C)                                                                       \
+  extern "C" __global__ void MYNS_ROW_BOUNDS rms_norm_backward_##suffix(const T* g, const T* x, const T* w,           \
+                                                        const T* gs, T* gx, typename Acc<T>::type* partial,           \
+                                                        int64_t rows, int64_t H, double eps) {                        \
+    myns::with_full<N, C>(H, [&](auto full) {                                                                         \
+      rms_norm_backward_regs_impl<T, N, C, decltype(full)::value>(g, x, w, gs, gx, partial, rows, H, eps);            \
     });                                                                                                               \
   }
 MYNS_FOR_EACH_FLOAT_VEC(MYNS_RMS)

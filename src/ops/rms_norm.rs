@@ -3,7 +3,7 @@
 
 use crate::op::{self, op, Backward, Cuda, TensorArg};
 use crate::ops::Ops;
-use crate::rowwise::{self, reduce_kernels, row_kernels, ReduceKernels, RowKernels, RowLaunch, Rows};
+use crate::rowwise::{self, reduce_kernels, ReduceKernels, RowLaunch};
 use crate::cuda;
 use crate::types::{DType, Device, Result};
 use tch::{Kind, Tensor};
@@ -55,7 +55,7 @@ op! {
 pub(crate) const OPS: Ops = &[RmsNorm::spec, RmsNormBackward::spec];
 
 static KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::RMS_NORM, "rms_norm");
-static BACKWARD_KERNELS: RowKernels = row_kernels!(crate::kernels::RMS_NORM, "rms_norm_backward");
+static BACKWARD_KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::RMS_NORM, "rms_norm_backward");
 
 /// Checks `x` (>= 1-D), `weight` (`[x.shape[-1]]`) and `eps` (finite, >= 0).
 pub(crate) fn check_norm(x: &TensorArg, w: &TensorArg, eps: f64) -> Result<(DType, f64)> {
@@ -177,7 +177,7 @@ pub(crate) fn backward_launch(
     let pe = ce.as_ref().map_or(0, |c| c.ptr);
     let pgx = gx.data_ptr() as usize;
     // Per-block partial sums of grad_weight, reduced by aten afterwards.
-    let launch = RowLaunch::new(&BACKWARD_KERNELS, x, &[cg.ptr, cx_.ptr, cw.ptr, pe, pgx], rows, h, Rows::Block { max_blocks: 256 })?;
+    let launch = RowLaunch::block_regs(&BACKWARD_KERNELS, x, &[cg.ptr, cx_.ptr, cw.ptr, pe, pgx], rows, h)?;
     let partial = Tensor::f_zeros([launch.blocks() as i64, h], (dtype.acc().kind(), tch::Device::Cuda(cx.device)))?;
     if rows > 0 {
         let (pg, px, pw, pe, po, pp) =
