@@ -168,6 +168,23 @@ def _decoder_forward(self, hidden_states, attention_mask=None, position_ids=None
     return residual + self.mlp(hidden_states)
 
 
+_UNKEPT_CACHE = []  # the cache class below, made by patch() (transformers is imported then)
+
+
+def _unkept_cache_class():
+    """A transformers DynamicCache whose ``update`` keeps nothing: each layer
+    attends to its own keys and values, as with an empty cache."""
+    if not _UNKEPT_CACHE:
+        from transformers import DynamicCache
+
+        class UnkeptCache(DynamicCache):
+            def update(self, key_states, value_states, layer_idx, *args, **kwargs):
+                return key_states, value_states
+
+        _UNKEPT_CACHE.append(UnkeptCache)
+    return _UNKEPT_CACHE[0]
+
+
 def _causal_lm_forward(self, input_ids=None, attention_mask=None, position_ids=None, past_key_values=None,
                        inputs_embeds=None, labels=None, use_cache=None, logits_to_keep=0, **kwargs):
     """The causal LM with the loss on myns.fused_linear_cross_entropy when
@@ -182,6 +199,17 @@ def _causal_lm_forward(self, input_ids=None, attention_mask=None, position_ids=N
 
     num_items = kwargs.pop("num_items_in_batch", None)
     ignore_index = kwargs.pop("ignore_index", -100)
+    # Training with labels keeps no KV cache unless asked to (use_cache=True):
+    # with use_cache from the config (True by default) transformers would copy
+    # every layer's keys and values into a cache, held to the end of the
+    # forward (the step's memory peak) and then dropped. A cache that keeps
+    # nothing stands in rather than none, so that the masks are those of
+    # transformers' default path: with no cache it looks for packed sequences
+    # in the position ids, which under torch.compile means building the
+    # causal mask. Only where nothing can be packed: no position ids given.
+    unkept = self.training and past_key_values is None and position_ids is None and not use_cache
+    if unkept:
+        past_key_values = _UNKEPT_CACHE[0](config=self.config)
     outputs = self.model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
                          past_key_values=past_key_values, inputs_embeds=inputs_embeds, use_cache=use_cache, **kwargs)
     hidden = outputs.last_hidden_state
@@ -195,7 +223,7 @@ def _causal_lm_forward(self, input_ids=None, attention_mask=None, position_ids=N
         loss = loss / (num_items.to(loss.device) if torch.is_tensor(num_items) else num_items)
     if self.lm_head.bias is not None:
         raise NotImplementedError("myns.patch: an lm_head with a bias")
-    return CausalLMOutputWithPast(loss=loss, logits=None, past_key_values=outputs.past_key_values,
+    return CausalLMOutputWithPast(loss=loss, logits=None, past_key_values=None if unkept else outputs.past_key_values,
                                   hidden_states=outputs.hidden_states, attentions=outputs.attentions)
 
 
@@ -268,6 +296,11 @@ def patch(model: nn.Module, *, rms_norm: bool = True, mlp: bool = True, rope: bo
     kernels); the model's attention implementation is then named
     ``"myns_sdpa"``.
 
+    In training mode with labels and without ``use_cache=True``, the patched
+    model keeps no KV cache (``past_key_values`` in its output is None):
+    transformers' default would copy every layer's keys and values into one
+    that a training step drops.
+
     Patch before building the optimizer: the MLPs get new parameters
     (``gate_up_proj`` replaces ``gate_proj`` and ``up_proj``).
     """
@@ -306,6 +339,7 @@ def patch(model: nn.Module, *, rms_norm: bool = True, mlp: bool = True, rope: bo
                         new.weight.copy_(child.weight)
                     setattr(parent, attr, new)
     if loss and hasattr(model, "lm_head"):
+        _unkept_cache_class()
         model._myns_original_forward = model.forward
         model.forward = types.MethodType(_causal_lm_forward, model)
     if is_causal:

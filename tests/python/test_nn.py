@@ -167,6 +167,9 @@ def test_patched_sdpa_model_compiles_to_is_causal(family, device):
     assert hf_calls == [(True, False)] * 2, f"transformers now skips the mask itself: {hf_calls}"
     r, h = (m(input_ids=ids, labels=labels).loss for m in (ref, hf))
     check_close(loss.reshape(1), h.reshape(1), r.reshape(1), torch.float32, f"{family} compiled loss")
+    # Without a cache (use_cache=False, as with gradient checkpointing) and
+    # no position ids, nothing can be packed: still is_causal.
+    assert sdpa_calls(ours, input_ids=ids, labels=labels, use_cache=False)[1] == [(False, True)] * 2
     # is_causal=False keeps transformers' mask.
     plain = myns.patch(copy.deepcopy(hf), is_causal=False)
     assert plain.config._attn_implementation == "sdpa"
@@ -201,6 +204,22 @@ def test_patched_sdpa_model_keeps_masks_that_matter(case, device):
         lr, lh = (m(**out).logits for m in (ref, hf))
         lo = torch.compile(ours, fullgraph=True)(**out).logits
     check_close(lo, lh, lr, torch.float32, f"{case} compiled logits")
+
+
+def test_training_with_labels_keeps_no_kv_cache():
+    """A training step with labels: no KV cache kept or returned (transformers
+    would fill one with a copy of every layer's keys and values); the same
+    loss; a cache where asked for (use_cache=True) or in eval mode."""
+    ref, hf = tiny("llama", "cpu", torch.float32, attn="sdpa")
+    ours = myns.patch(copy.deepcopy(hf))
+    ids, labels = batch("cpu")
+    out, hf_out = ours(input_ids=ids, labels=labels), hf(input_ids=ids, labels=labels)
+    assert out.past_key_values is None and hf_out.past_key_values is not None
+    check_close(out.loss.reshape(1), hf_out.loss.reshape(1), ref(input_ids=ids, labels=labels).loss.reshape(1),
+                torch.float32, "loss without a cache")
+    assert ours(input_ids=ids, labels=labels, use_cache=True).past_key_values.get_seq_length() == ids.shape[1]
+    ours.eval()
+    assert ours(input_ids=ids, labels=labels).past_key_values.get_seq_length() == ids.shape[1]
 
 
 @pytest.mark.parametrize("device", DEVICES)
