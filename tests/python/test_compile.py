@@ -1,8 +1,9 @@
 """torch.compile (static and dynamic shapes), graph breaks, and the bare
 `torch.ops.load_library` case in a fresh process. Results are checked
-element by element (tests/python/bounds.py): against float64 references,
-or compiled against eager within twice the bound of the same computation."""
+element by element (tests/python/bounds.py) against float64 references,
+compiled and eager alike."""
 
+import copy
 import os
 import subprocess
 import sys
@@ -38,6 +39,10 @@ def grads(model, x):
     return [p.grad.clone() for p in model.parameters()]
 
 
+def float64_copy(model):
+    return copy.deepcopy(model).double()
+
+
 def magnitudes(model, x):
     """TinyMLP and the gradients of its loss evaluated on magnitudes in
     float64 (|x|, |W|, |b|, relu's mask from the float64 h, and the loss
@@ -69,9 +74,14 @@ def test_compiled_model_matches_eager(dynamic, device):
         bound = path_bound(mag, n, torch.float32)
         assert_within(compiled(x), ref, bound, torch.float32, f"compiled, batch {batch}")
         assert_within(model(x), ref, bound, torch.float32, f"eager, batch {batch}")
-        # Each gradient within its bound of the exact one: compiled and eager within twice that.
-        for name, g_c, g_e, m in zip(["w1", "b1", "w2"], grads(compiled, x), grads(model, x), gmag):
-            assert_within(g_c, g_e.double(), 2 * path_bound(m, n, torch.float32), torch.float32, f"grad {name}, batch {batch}")
+        # Each gradient, compiled and eager, within its bound of the exact
+        # one (a float64 copy of the model through the same ops): a failure
+        # says which of the two is off (compiled against eager, as this test
+        # did before, failed once on the H100 and could not tell).
+        exact = grads(float64_copy(model), x.double())
+        for name, g_c, g_e, g, m in zip(["w1", "b1", "w2"], grads(compiled, x), grads(model, x), exact, gmag):
+            for which, got in (("compiled", g_c), ("eager", g_e)):
+                assert_within(got, g, path_bound(m, n, torch.float32), torch.float32, f"{which} grad {name}, batch {batch}")
 
 
 def test_no_graph_breaks(device):
