@@ -206,8 +206,11 @@ def _causal_lm_forward(self, input_ids=None, attention_mask=None, position_ids=N
     # nothing stands in rather than none, so that the masks are those of
     # transformers' default path: with no cache it looks for packed sequences
     # in the position ids, which under torch.compile means building the
-    # causal mask. Only where nothing can be packed: no position ids given.
-    unkept = self.training and past_key_values is None and position_ids is None and not use_cache
+    # causal mask. Only where nothing can be packed (no position ids given),
+    # and not with gradient checkpointing, whose layers refuse any cache
+    # (with a warning).
+    unkept = (self.training and past_key_values is None and position_ids is None and not use_cache
+              and not getattr(self.model, "gradient_checkpointing", False))
     if unkept:
         past_key_values = _UNKEPT_CACHE[0](config=self.config)
     outputs = self.model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,

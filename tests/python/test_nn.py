@@ -220,6 +220,18 @@ def test_training_with_labels_keeps_no_kv_cache():
     assert ours(input_ids=ids, labels=labels, use_cache=True).past_key_values.get_seq_length() == ids.shape[1]
     ours.eval()
     assert ours(input_ids=ids, labels=labels).past_key_values.get_seq_length() == ids.shape[1]
+    # Gradient checkpointing: no cache made for layers that refuse one (with a warning).
+    ours.train()
+    ours.gradient_checkpointing_enable()
+
+    def refuse(**kwargs):
+        raise AssertionError("a cache was made under gradient checkpointing")
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(myns.nn, "_UNKEPT_CACHE", [refuse])
+        out = ours(input_ids=ids, labels=labels)
+    out.loss.backward()
+    assert out.past_key_values is None
 
 
 @pytest.mark.parametrize("device", DEVICES)
