@@ -171,9 +171,10 @@ def _decoder_forward(self, hidden_states, attention_mask=None, position_ids=None
 _UNKEPT_CACHE = []  # the cache class below, made by patch() (transformers is imported then)
 
 
-def _unkept_cache_class():
-    """A transformers DynamicCache whose ``update`` keeps nothing: each layer
-    attends to its own keys and values, as with an empty cache."""
+def _make_unkept_cache_class() -> None:
+    """Makes ``_UNKEPT_CACHE[0]``: a transformers DynamicCache whose
+    ``update`` keeps nothing (each layer attends to its own keys and values,
+    as with an empty cache)."""
     if not _UNKEPT_CACHE:
         from transformers import DynamicCache
 
@@ -182,7 +183,6 @@ def _unkept_cache_class():
                 return key_states, value_states
 
         _UNKEPT_CACHE.append(UnkeptCache)
-    return _UNKEPT_CACHE[0]
 
 
 def _causal_lm_forward(self, input_ids=None, attention_mask=None, position_ids=None, past_key_values=None,
@@ -261,22 +261,21 @@ def _sdpa_mask(*args, **kwargs):
     return _HF_SDPA_MASK[0](*args, **kwargs)
 
 
-def _use_causal_sdpa(model: nn.Module) -> bool:
+def _use_causal_sdpa(model: nn.Module) -> None:
     """Switches a model on transformers' SDPA attention to the same function
-    under the name ``myns_sdpa`` with ``_sdpa_mask``; whether it did."""
+    under the name ``myns_sdpa`` with ``_sdpa_mask``."""
     if getattr(model.config, "_attn_implementation", None) != "sdpa" or not hasattr(model, "set_attn_implementation"):
-        return False
+        return
     try:
         from transformers import AttentionInterface, AttentionMaskInterface
         from transformers.integrations.sdpa_attention import sdpa_attention_forward
         from transformers.masking_utils import sdpa_mask
     except ImportError:  # an older transformers: keep its attention
-        return False
+        return
     _HF_SDPA_MASK[:] = [sdpa_mask]
     AttentionInterface.register(_SDPA, sdpa_attention_forward)
     AttentionMaskInterface.register(_SDPA, _sdpa_mask)
     model.set_attn_implementation(_SDPA)
-    return True
 
 
 def _is_rms_norm(m: nn.Module) -> bool:
@@ -342,7 +341,7 @@ def patch(model: nn.Module, *, rms_norm: bool = True, mlp: bool = True, rope: bo
                         new.weight.copy_(child.weight)
                     setattr(parent, attr, new)
     if loss and hasattr(model, "lm_head"):
-        _unkept_cache_class()
+        _make_unkept_cache_class()
         model._myns_original_forward = model.forward
         model.forward = types.MethodType(_causal_lm_forward, model)
     if is_causal:
