@@ -20,6 +20,20 @@
 // TMA fills out-of-range rows and columns with zeros, the epilogue stores
 // only in-range elements.
 //
+// Clusters: the kernels also run in thread-block clusters of two blocks
+// along x (launched so by src/gemm/sm90.rs; the kernel reads the cluster's
+// size): the pair computes two output tiles one above the other (same
+// columns), so each block loads its own A tile and one half of the shared B
+// tile, multicast into both blocks' shared memory: B's L2 reads halve. A
+// stage is then free only when the consumers of both blocks are done with
+// it, so consumers arrive on both blocks' empty barriers.
+//
+// Output: cooperative 16-bit kernels with an aligned, unit-stride output
+// (`p.tma_store`, set by src/gemm/sm90.rs) write each consumer's 64 x BN
+// half into shared memory and store it with TMA, then go straight on to the
+// next tile while the copy engine writes it out; the others store from
+// registers.
+//
 // TF32 reads K-major operands only (`mm_wg<BN>_tf32_kk`), and also comes
 // with an M-contiguous A (`mm_wgr<BN>_tf32`): wgmma reads TF32 from shared
 // memory K-major only, so the consumers load that A into registers
@@ -27,9 +41,9 @@
 // form. The Rust side runs it on c^T = b^T a^T, so that a row-major b needs
 // no transposed copy.
 //
-//   mm_wg<BN>_<dtype>_<a><b>(tmA, tmB, GemmParams)   (tensor maps built in src/gemm/sm90.rs)
-//   mm_wgp<BN>_<dtype>_<a><b>(tmA, tmB, GemmParams)
-//   mm_wgr<BN>_tf32(tmA, tmB, GemmParams)
+//   mm_wg<BN>_<dtype>_<a><b>(tmA, tmB, tmC, GemmParams)   (tensor maps built in src/gemm/sm90.rs)
+//   mm_wgp<BN>_<dtype>_<a><b>(tmA, tmB, tmC, GemmParams)
+//   mm_wgr<BN>_tf32(tmA, tmB, tmC, GemmParams)
 #include <cuda.h>
 
 #include "matmul_common.cuh"
@@ -44,13 +58,20 @@ namespace sm90 {
 constexpr int BM = MYNS_WG_BM, BK_BYTES = MYNS_WG_BK_BYTES, CONSUMERS = 2;
 constexpr int THREADS = MYNS_WG_THREADS;
 static_assert(THREADS == 128 * (CONSUMERS + 1), "one producer and two consumer warpgroups");
-template <int BN, bool PP> struct Tile {
-  static constexpr int STAGES = PP ? MYNS_WGP_STAGES(BN) : MYNS_WG_STAGES(BN);
-  static_assert(STAGES > 0, "no such tile in src/gemm/tiles.rs");
+// OUT16: 16-bit inputs and output (else TF32 in, float32 out).
+template <int BN, bool PP, bool OUT16> struct Tile {
+  static constexpr int BASE_STAGES = PP ? MYNS_WGP_STAGES(BN) : MYNS_WG_STAGES(BN);
+  static_assert(BASE_STAGES > 0, "no such tile in src/gemm/tiles.rs");
   static constexpr int A_BYTES = BM * BK_BYTES, B_BYTES = BN * BK_BYTES, STAGE_BYTES = A_BYTES + B_BYTES;
-  // As WgTile::smem in src/gemm/tiles.rs: the stages, 1024 bytes to align
-  // them (128-byte swizzle), full/empty barriers per stage, two turn barriers.
-  static constexpr int SMEM = STAGES * STAGE_BYTES + 1024 + (2 * STAGES + 2) * 8;
+  // Cooperative 16-bit tiles: the output tile, for TMA stores; cooperative
+  // TF32 tiles spend that shared memory on more stages (WgTile::stages_for).
+  static constexpr int OUT_BYTES = BM * BN * 2;
+  static constexpr int C_BYTES = !PP && OUT16 ? OUT_BYTES : 0;
+  static constexpr int STAGES = BASE_STAGES + (!PP && !OUT16 ? OUT_BYTES / STAGE_BYTES : 0);
+  // As WgTile::smem in src/gemm/tiles.rs: the stages, the output tile, 1024
+  // bytes to align them (128-byte swizzle), full/empty barriers per stage,
+  // two turn barriers.
+  static constexpr int SMEM = STAGES * STAGE_BYTES + C_BYTES + 1024 + (2 * STAGES + 2) * 8;
 };
 
 __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
@@ -73,12 +94,69 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
   } while (!done);
 }
 
+// Cluster of this block: size (1 outside a cluster launch) and rank.
+__device__ __forceinline__ uint32_t cluster_ctas() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ uint32_t cluster_rank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+// Every thread of every block of the cluster: orders what came before
+// (barrier initialisation, remote arrivals) with what comes after.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+// Arrives on the barrier at shared address `bar` in block `cta` of the
+// cluster. Default (CTA-scope) release, as CUTLASS's ClusterBarrier: a
+// cluster-scope release made every consumer warp wait at each stage, and
+// ran the pairs at half the speed of single blocks on the H100.
+__device__ __forceinline__ void mbar_arrive_cta(uint32_t bar, uint32_t cta) {
+  asm volatile("{\n.reg .b32 r;\nmapa.shared::cluster.u32 r, %0, %1;\nmbarrier.arrive.shared::cluster.b64 _, [r];\n}\n" ::"r"(bar), "r"(cta)
+               : "memory");
+}
+
 __device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1, int c2) {
   asm volatile(
       "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(dst),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
       : "memory");
 }
+
+// A TMA load written to the same shared address in every block of `mask`
+// (cluster ranks), each block's barrier at `bar` counting its bytes.
+__device__ __forceinline__ void tma_load_mc(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1, int c2, uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%3, %4, %5}], [%2], %6;\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "h"(mask)
+      : "memory");
+}
+
+// Named barrier `id` over `count` threads (ids 1 and 2: the consumer warpgroups).
+__device__ __forceinline__ void bar_sync(int id, int count) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+// Four 8 x 8 16-bit matrices from registers into shared memory; lane l
+// gives the address of row l % 8 of matrix l / 8.
+__device__ __forceinline__ void stmatrix4(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+// Shared-memory writes before it are visible to TMA after it.
+__device__ __forceinline__ void fence_async_smem() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+__device__ __forceinline__ void tma_store(const CUtensorMap* map, uint32_t src, int c0, int c1, int c2) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(reinterpret_cast<uint64_t>(map)),
+               "r"(src), "r"(c0), "r"(c1), "r"(c2)
+               : "memory");
+}
+__device__ __forceinline__ void tma_store_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+// This thread's committed TMA stores have read their shared memory.
+__device__ __forceinline__ void tma_store_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
+// ... and have completed.
+__device__ __forceinline__ void tma_store_wait() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
 
 // Two floats from shared memory (8-byte aligned address).
 __device__ __forceinline__ float2 lds2(uint32_t addr) {
@@ -189,9 +267,15 @@ __device__ __forceinline__ void wgmma_wait_all(float (&d)[MH][NACC]) {
 // PP: ping-pong schedule (see the top of this file). A_REG (tf32 only,
 // cooperative): A is M-contiguous and goes through registers; the split-K
 // partials are then stored [N][M].
+template <typename T>
+__device__ __forceinline__ uint32_t pack2(float x, float y) {
+  auto v = Pair<T>::make(x, y);
+  return *reinterpret_cast<uint32_t*>(&v);
+}
+
 template <typename T, bool A_K, bool B_K, int BN, bool PP, bool A_REG = false>
-__device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMap* tmB, const GemmParams& p) {
-  using L = Tile<BN, PP>;
+__device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMap* tmB, const CUtensorMap* tmC, const GemmParams& p) {
+  using L = Tile<BN, PP, sizeof(T) == 2>;
   constexpr int STAGES = L::STAGES, A_BYTES = L::A_BYTES, STAGE_BYTES = L::STAGE_BYTES, NACC = BN / 2;
   constexpr int BK = BK_BYTES / sizeof(T);
   // m64 halves of the tile one consumer computes: both in ping-pong.
@@ -201,7 +285,8 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const uint32_t raw = smem_addr(smem_raw);
   const uint32_t base = (raw + 1023u) & ~1023u;
-  const uint32_t bars = base + STAGES * STAGE_BYTES;
+  const uint32_t c_base = base + STAGES * STAGE_BYTES;
+  const uint32_t bars = c_base + L::C_BYTES;
   auto full = [&](int s) { return bars + 8u * s; };
   auto empty = [&](int s) { return bars + 8u * (STAGES + s); };
   // Ping-pong: consumer c may start a main loop once turn(c) completes.
@@ -211,12 +296,16 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
 
   const int tid = threadIdx.x, wg = tid / 128;
   const int64_t M = p.M, N = p.N, K = p.K;
-  const int64_t tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
-  const int64_t per_batch = tiles_m * tiles_n, tiles = per_batch * p.batch * p.splits;
-  // Persistent: block b takes work items b, b + gridDim.x, ... (batch- and
+  // Clusters of `cl` blocks (1 or 2) along M: a work item is a column of
+  // `cl` tiles, rank r computing the r-th.
+  const int cl = static_cast<int>(cluster_ctas()), rank = cl > 1 ? static_cast<int>(cluster_rank()) : 0;
+  const int64_t tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN, groups_m = (tiles_m + cl - 1) / cl;
+  const int64_t per_batch = groups_m * tiles_n, tiles = per_batch * p.batch * p.splits;
+  // Persistent: cluster c takes work items c, c + clusters, ... (batch- and
   // split-major, then tile_of's L2-friendly order). The producer runs ahead
   // into the next item while the consumers store the last one. Item w covers
   // output tile (m0, n0) of batch z / splits, over k-tiles [k0, k0 + kt).
+  const int64_t first = blockIdx.x / cl, stride = gridDim.x / cl;
   struct Item {
     int64_t z;  // batch * splits + split
     int m0, n0, bz, k0, kt;
@@ -225,8 +314,8 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     Item it;
     int64_t tm, tn;
     it.z = w / per_batch;
-    tile_of(w - it.z * per_batch, tiles_m, tiles_n, tm, tn);
-    it.m0 = static_cast<int>(tm * BM);
+    tile_of(w - it.z * per_batch, groups_m, tiles_n, tm, tn);
+    it.m0 = static_cast<int>((tm * cl + rank) * BM);
     it.n0 = static_cast<int>(tn * BN);
     it.bz = static_cast<int>(it.z / p.splits);
     const int64_t k_begin = (it.z - it.bz * p.splits) * p.k_chunk, k_end = min(K, k_begin + p.k_chunk);
@@ -238,25 +327,33 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(full(s), 1);
-      mbar_init(empty(s), (PP ? 1 : CONSUMERS) * 4);  // one arrival per consuming warp
+      mbar_init(empty(s), (PP ? 1 : CONSUMERS) * 4 * cl);  // one arrival per consuming warp of the cluster
     }
     mbar_init(turn(0), 4);
     mbar_init(turn(1), 4);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
-  __syncthreads();
+  if (cl > 1) {
+    cluster_sync();  // the peer's barriers exist before anything arrives on them
+  } else {
+    __syncthreads();
+  }
 
   if (wg == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (tid == 0) {
       int it = 0;
-      for (int64_t w = blockIdx.x; w < tiles; w += gridDim.x) {
+      for (int64_t w = first; w < tiles; w += stride) {
         const Item t = item(w);
+        // The second tile of a cluster past the last row of tiles: no A to
+        // load (its results are never stored).
+        const bool a_in = t.m0 < M;
         for (int kt = 0; kt < t.kt; ++kt, ++it) {
           const int s = it % STAGES, round = it / STAGES, k = t.k0 + kt * BK;
           if (round > 0) mbar_wait(empty(s), (round - 1) & 1);
-          mbar_expect_tx(full(s), STAGE_BYTES);
-          if constexpr (A_REG) {
+          mbar_expect_tx(full(s), a_in ? STAGE_BYTES : STAGE_BYTES - A_BYTES);
+          if (!a_in) {
+          } else if constexpr (A_REG) {
             // M-contiguous tf32 A: boxes of 32 rows (128 bytes) by BK k-lines.
 #pragma unroll
             for (int j = 0; j < BM / 32; ++j) tma_load(a_stage(s) + j * BK * 128, tmA, full(s), t.m0 + 32 * j, k, t.bz);
@@ -267,7 +364,19 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
 #pragma unroll
             for (int j = 0; j < BM / 64; ++j) tma_load(a_stage(s) + j * BK * 128, tmA, full(s), t.m0 + j * 64, k, t.bz);
           }
-          if constexpr (B_K) {
+          if (cl > 1) {
+            // This block's half of B, into both blocks (the tensor map's
+            // K-major box is then BN / 2 rows).
+            if constexpr (B_K) {
+              tma_load_mc(b_stage(s) + rank * (L::B_BYTES / 2), tmB, full(s), k, t.n0 + rank * (BN / 2), t.bz, 0x3);
+            } else {
+#pragma unroll
+              for (int j = 0; j < BN / 128; ++j) {
+                const int box = rank * (BN / 128) + j;
+                tma_load_mc(b_stage(s) + box * BK * 128, tmB, full(s), t.n0 + box * 64, k, t.bz, 0x3);
+              }
+            }
+          } else if constexpr (B_K) {
             tma_load(b_stage(s), tmB, full(s), k, t.n0, t.bz);
           } else {
 #pragma unroll
@@ -303,10 +412,19 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
 #pragma unroll
       for (int kk = 0; kk < BK_BYTES / 32; ++kk) WgmmaRS<BN>::run(d, af[kk], make_desc(b_stage(s) + kk * 32, 16, 1024));
     };
+    // A stage is free once every consuming warp of the cluster says so:
+    // lane r of each warp tells block r, in one instruction.
+    auto release = [&](int s) {
+      if (cl > 1) {
+        if (lane < cl) mbar_arrive_cta(empty(s), lane);
+      } else if (lane == 0) {
+        mbar_arrive(empty(s));
+      }
+    };
     uint32_t af[2][BK_BYTES / 32][4];  // A_REG: double-buffered (one group stays in flight)
     int it = 0, mine = 0;
     int64_t j = 0;
-    for (int64_t w = blockIdx.x; w < tiles; w += gridDim.x, ++j) {
+    for (int64_t w = first; w < tiles; w += stride, ++j) {
       const Item t = item(w);
       if (PP && (j & 1) != cw) {
         it += t.kt;  // the other consumer's tile: skip its stages
@@ -358,7 +476,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           keep_regs(af[0]);
           keep_regs(af[1]);
         }
-        if (prev >= 0 && lane == 0) mbar_arrive(empty(prev));
+        if (prev >= 0) release(prev);
         prev = s;
       }
       wgmma_wait_all<0>(d);
@@ -366,7 +484,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
         keep_regs(af[0]);
         keep_regs(af[1]);
       }
-      if (prev >= 0 && lane == 0) mbar_arrive(empty(prev));
+      if (prev >= 0) release(prev);
       if (PP) {
         if (lane == 0) mbar_arrive(turn(cw ^ 1));
         ++mine;
@@ -374,6 +492,34 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
 
       // Accumulator layout (per warp: 16 rows): d[4j + {0,1}] row g, cols 8j + 2t + {0,1};
       // d[4j + {2,3}] row g + 8 (A_REG: rows pr and pr + 1).
+      if constexpr (!PP && !A_REG && sizeof(T) == 2) {
+        if (p.tma_store) {
+          // This consumer's 64 x BN half as BN / 64 boxes of 64 x 64
+          // (128-byte swizzle: 16-byte chunk c of row r at c ^ (r % 8)),
+          // four 8 x 8 matrices per 16 columns; TMA leaves out what lies
+          // past the edges.
+          const uint32_t cbuf = c_base + cw * (64 * BN * 2);
+          const bool leader = tid % 128 == 0;
+          if (leader) tma_store_wait_read();  // the last tile's stores are done with the buffer
+          bar_sync(1 + cw, 128);
+          const int mi = lane / 8, row = warp * 16 + (mi & 1) * 8 + lane % 8;
+#pragma unroll
+          for (int jj = 0; jj < BN / 16; ++jj) {
+            const int col = jj * 16 + (mi >> 1) * 8;
+            const uint32_t addr = cbuf + (col / 64) * 8192 + row * 128 + ((((col % 64) / 8) ^ (row & 7)) << 4);
+            const float* v = &d[0][8 * jj];
+            stmatrix4(addr, pack2<T>(v[0], v[1]), pack2<T>(v[2], v[3]), pack2<T>(v[4], v[5]), pack2<T>(v[6], v[7]));
+          }
+          fence_async_smem();
+          bar_sync(1 + cw, 128);
+          if (leader) {
+#pragma unroll
+            for (int b = 0; b < BN / 64; ++b) tma_store(tmC, cbuf + b * 8192, n0 + 64 * b, m0 + cw * 64, t.bz);
+            tma_store_commit();
+          }
+          continue;
+        }
+      }
       if constexpr (A_REG) {
         // Stores pair rows pr and pr + 1 (adjacent along the output's unit
         // stride when it is c^T of a row-major c).
@@ -490,6 +636,13 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       }
     }
   }
+  // The output's last TMA stores complete before the block leaves.
+  if (!PP && !A_REG && p.tma_store && wg > 0 && tid % 128 == 0) tma_store_wait();
+  // A block leaves only when its peer is done arriving on its barriers.
+  if (cl > 1) {
+    __syncwarp();
+    cluster_sync();
+  }
 }
 
 }  // namespace sm90
@@ -499,8 +652,9 @@ using myns::GemmParams;
 
 #define MYNS_WG_ONE(name, T, AK, BKC, BN, PP, AREG)                                                     \
   extern "C" __global__ void __launch_bounds__(myns::sm90::THREADS, 1)                                  \
-      name(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB, const GemmParams p) { \
-    myns::sm90::wg_gemm<T, AK, BKC, BN, PP, AREG>(&tmA, &tmB, p);                                      \
+      name(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,                \
+           const __grid_constant__ CUtensorMap tmC, const GemmParams p) {                                  \
+    myns::sm90::wg_gemm<T, AK, BKC, BN, PP, AREG>(&tmA, &tmB, &tmC, p);                                \
   }
 #define MYNS_WG_LAYOUTS(kind, PP, BN, dt, T)                            \
   MYNS_WG_ONE(mm_##kind##BN##_##dt##_kk, T, true, true, BN, PP, false)   \

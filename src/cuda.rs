@@ -311,6 +311,68 @@ pub(crate) fn launch(
         .map_err(|e| driver_error("CUDA launch failed", e))
 }
 
+/// The launch configuration of a thread-block-cluster launch, pointing at
+/// `attr` (which it fills in).
+fn cluster_config(
+    attr: &mut sys::CUlaunchAttribute,
+    grid: (u32, u32, u32),
+    block: (u32, u32, u32),
+    shared_mem: u32,
+    stream: usize,
+    cluster: (u32, u32, u32),
+) -> sys::CUlaunchConfig {
+    let mut value = sys::CUlaunchAttributeValue { pad: [0; 64] };
+    value.clusterDim = sys::CUlaunchAttributeValue_union__bindgen_ty_1 { x: cluster.0, y: cluster.1, z: cluster.2 };
+    *attr = sys::CUlaunchAttribute { id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, pad: [0; 4], value };
+    sys::CUlaunchConfig {
+        gridDimX: grid.0,
+        gridDimY: grid.1,
+        gridDimZ: grid.2,
+        blockDimX: block.0,
+        blockDimY: block.1,
+        blockDimZ: block.2,
+        sharedMemBytes: shared_mem,
+        hStream: stream as sys::CUstream,
+        attrs: attr,
+        numAttrs: 1,
+    }
+}
+
+/// [`launch`] in thread-block clusters of `cluster` blocks (each grid
+/// dimension a multiple of the cluster's).
+pub(crate) fn launch_cluster(
+    f: sys::CUfunction,
+    grid: (u32, u32, u32),
+    block: (u32, u32, u32),
+    shared_mem: u32,
+    stream: usize,
+    cluster: (u32, u32, u32),
+    params: &mut [*mut c_void],
+) -> Result<()> {
+    let mut attr = sys::CUlaunchAttribute { id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_IGNORE, pad: [0; 4], value: sys::CUlaunchAttributeValue { pad: [0; 64] } };
+    let config = cluster_config(&mut attr, grid, block, shared_mem, stream, cluster);
+    // SAFETY: `f` is a loaded function of the current (primary) context,
+    // `stream` a stream of that context, `params` match the kernel's
+    // parameters, and `config` points at one live attribute.
+    unsafe { sys::cuLaunchKernelEx(&config, f, params.as_mut_ptr(), std::ptr::null_mut()) }
+        .result()
+        .map_err(|e| driver_error("CUDA launch (cluster) failed", e))
+}
+
+/// How many clusters of `cluster` blocks of `f` (with `block` threads and
+/// `shared_mem` bytes each) the device runs at once.
+pub(crate) fn max_active_clusters(f: sys::CUfunction, block: (u32, u32, u32), shared_mem: u32, cluster: (u32, u32, u32)) -> Result<u32> {
+    let mut attr = sys::CUlaunchAttribute { id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_IGNORE, pad: [0; 4], value: sys::CUlaunchAttributeValue { pad: [0; 64] } };
+    let config = cluster_config(&mut attr, cluster, block, shared_mem, 0, cluster);
+    let mut n: std::ffi::c_int = 0;
+    // SAFETY: `f` is a loaded function of the current context; `config`
+    // points at one live attribute; `n` is a valid out-pointer.
+    unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, f, &config) }
+        .result()
+        .map_err(|e| driver_error("querying the active clusters failed", e))?;
+    Ok(n.max(0) as u32)
+}
+
 /// Grid for a 1-D grid-stride loop over `n` elements; capped because the loop
 /// covers the rest.
 pub fn grid_1d(n: i64, block: u32) -> u32 {

@@ -84,6 +84,37 @@ CASES = [
     ("planner2", "tf32", 1, 1, 4096, 4096, "kn", ["auto", "16/2", "16/4", "16/8", "16/16"]),
     ("planner2", "bf16", 1, 128, 4096, 4096, "kn", ["auto", "wg64/2", "wgp64/2", "128", "64/2", "128/2", "wg128/2"]),
     ("planner2", "f32", 1, 4096, 4096, 4096, "kn", ["auto", "128", "64"]),
+    # 2026-11-25 (--only cluster): pairs of blocks sharing B through TMA
+    # multicast (`c2`) against single blocks (`c1`).
+    ("cluster", "bf16", 1, 2048, 2048, 2048, "kn", ["auto", "wg256c1", "wg256c2", "wgp128c1", "wgp128c2"]),
+    ("cluster", "bf16", 1, 4096, 4096, 4096, "kn", ["auto", "wg256c1", "wg256c2", "wgp128c1", "wgp128c2"]),
+    ("cluster", "bf16", 1, 8192, 8192, 8192, "kn", ["auto", "wg256c1", "wg256c2", "wgp128c1", "wgp128c2"]),
+    ("cluster", "bf16", 1, 4096, 4096, 4096, "nk", ["auto", "wg256c1", "wg256c2", "wgp128c1", "wgp128c2"]),
+    ("cluster", "f16", 1, 4096, 4096, 4096, "kn", ["auto", "wg256c1", "wg256c2", "wgp128c1", "wgp128c2"]),
+    ("cluster", "bf16", 1, 8192, 4096, 14336, "nk", ["auto", "wg256c1", "wg256c2", "wgp128c1", "wgp128c2"]),
+    ("cluster", "bf16", 1, 8192, 14336, 4096, "nk", ["auto", "wg256c1", "wg256c2", "wgp128c1", "wgp128c2"]),
+    ("cluster", "bf16", 1, 4096, 4096, 1024, "nk", ["auto", "wg256c1", "wg256c2", "wgp128c1", "wgp128c2"]),
+    ("cluster", "bf16", 1, 4096, 4096, 4088, "kn", ["auto", "wg256c1", "wg256c2", "wgp128c1", "wgp128c2"]),
+    ("cluster", "bf16", 1, 3000, 1000, 2000, "kn", ["auto", "wg256c1", "wg256c2", "wgp128c1", "wgp128c2"]),
+    ("cluster", "bf16", 1, 1000, 1000, 1000, "kn", ["auto", "wg128c1", "wg128c2", "wgp128c1", "wgp128c2"]),
+    ("cluster", "bf16", 1, 1024, 1024, 1024, "kn", ["auto", "wg128c1", "wg128c2", "wgp128c1", "wgp128c2"]),
+    ("cluster", "bf16", 8, 2048, 2048, 2048, "kn", ["auto", "wg256c1", "wg256c2", "wgp128c1", "wgp128c2"]),
+    ("cluster", "bf16", 32, 512, 512, 512, "kn", ["auto", "wg128c1", "wg128c2", "wgp128c1", "wgp128c2"]),
+    ("cluster", "bf16", 1, 2048, 4096, 32000, "nk", ["auto", "wg256c1", "wg256c2", "wgp128c1", "wgp128c2"]),
+    ("cluster", "tf32", 1, 4096, 4096, 4096, "nk", ["auto", "wg256c1", "wg256c2"]),
+    # 2026-11-25 (--only planner3): the tiles after the TMA-store epilogue.
+    ("planner3", "bf16", 1, 3000, 1000, 2000, "kn", ["auto", "wg256c1", "wg256c2", "wg128", "wgp128", "wg64", "wgp64"]),
+    ("planner3", "bf16", 1, 1000, 1000, 1000, "kn", ["auto", "wg256c1", "wg256c2", "wg128", "wgp128", "wg64", "wgp64"]),
+    ("planner3", "bf16", 1, 1024, 1024, 1024, "kn", ["auto", "wg256c1", "wg256c2", "wg128", "wgp128", "wg64", "wgp64"]),
+    ("planner3", "bf16", 1, 512, 512, 512, "kn", ["auto", "wg256c1", "wg256c2", "wg128", "wgp128", "wg64", "wgp64"]),
+    ("planner3", "bf16", 1, 2048, 2048, 2048, "kn", ["auto", "wg256c1", "wg256c2", "wg128", "wgp128", "wg64", "wgp64"]),
+    ("planner3", "bf16", 1, 4096, 4096, 4096, "kn", ["auto", "wg256c1", "wg256c2", "wg128", "wgp128", "wg64", "wgp64"]),
+    ("planner3", "bf16", 32, 512, 512, 512, "kn", ["auto", "wg256c1", "wg256c2", "wg128", "wgp128", "wg64", "wgp64"]),
+    ("planner3", "bf16", 256, 128, 64, 128, "kn", ["auto", "wg256c1", "wg256c2", "wg128", "wgp128", "wg64", "wgp64"]),
+    ("planner3", "bf16", 1, 128, 4096, 4096, "kn", ["auto", "wg256c1", "wg256c2", "wg128", "wgp128", "wg64", "wgp64"]),
+    ("planner3", "bf16", 1, 4096, 4096, 1024, "nk", ["auto", "wg256c1", "wg256c2", "wg128", "wgp128", "wg64", "wgp64"]),
+    ("planner3", "tf32", 1, 4096, 4096, 4096, "nk", ["auto", "wg256c1", "wg256c2", "wg128"]),
+    ("planner3", "tf32", 1, 2048, 2048, 2048, "kn", ["auto", "wg256", "wg128", "wgr"]),
 ]
 
 

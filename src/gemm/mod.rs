@@ -94,6 +94,9 @@ pub(crate) struct GemmParams {
     /// 1: `c += a @ b` (every kernel's epilogue, or the split-K reduction,
     /// reads the old element and adds it before the one rounding); 0: `c = a @ b`.
     beta: i64,
+    /// Nonzero: the Hopper cooperative 16-bit kernels store the output
+    /// through shared memory and TMA (`sm90::launch` decides).
+    tma_store: i64,
 }
 
 impl GemmParams {
@@ -120,6 +123,7 @@ impl GemmParams {
             k_chunk: p.k.max(1),
             ws_nm: 0,
             beta: 0,
+            tma_store: 0,
         }
     }
 

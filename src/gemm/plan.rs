@@ -160,13 +160,40 @@ pub(crate) fn forced_tile(tiles: &[Tile], name: &str, splits: Option<i64>) -> Op
     tiles.iter().position(|t| t.name == name).map(|i| (i, splits.unwrap_or(1)))
 }
 
-/// A Hopper kernel plan: the tile, split count, and whether A goes through
-/// registers (TF32 with an M-contiguous A).
+/// A Hopper kernel plan: the tile, split count, whether A goes through
+/// registers (TF32 with an M-contiguous A), and blocks per cluster.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct WgPlan {
     pub tile: WgTile,
     pub splits: i64,
     pub a_reg: bool,
+    /// 1, or 2: pairs of blocks computing tiles one above the other, each
+    /// loading half of their shared B tile for both (TMA multicast).
+    pub cluster: i64,
+}
+
+/// Most blocks per cluster for `m` rows on tile `t`: pairs wherever there
+/// are two rows of tiles and the B tile splits into halves of 64-column boxes.
+pub(crate) fn wg_cluster(t: &WgTile, m: i64) -> i64 {
+    if t.bn >= 128 && cdiv(m, WG_BM) >= 2 {
+        2
+    } else {
+        1
+    }
+}
+
+/// The automatic blocks per cluster: pairs on the 256-wide tile when there
+/// is more than one wave of tiles. On the H100 (bench/explore/
+/// matmul_variants.py --only cluster) pairs ran up to 10% faster there with
+/// a K-major B (4096 x 4096 x 4088, whose B rows are not 128-byte aligned:
+/// 1.2x), about as fast with an N-major one, 5% slower on one wave (2048^3)
+/// and on 128-wide tiles of products up to 1024^3.
+fn wg_cluster_auto(t: &WgTile, m: i64, n: i64, batch: i64, sms: i64) -> i64 {
+    if t.bn == 256 && wg_tiles(m, n, batch, t.bn) > sms {
+        wg_cluster(t, m)
+    } else {
+        1
+    }
 }
 
 /// Elements of K per Hopper k-tile.
@@ -231,39 +258,50 @@ pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i6
     time
 }
 
-/// The automatic Hopper plan for 16-bit types (and TF32's K-major copies,
-/// which have no ping-pong kernels: `elem` 4): the tile and split count with
-/// the least modelled time, or `None` where the mma.sync kernels are
-/// expected to do better (few rows).
+/// The automatic Hopper plan for 16-bit types (and TF32's K-major copies:
+/// `elem` 4): the cooperative tile and split count with the least modelled
+/// time, or `None` where the mma.sync kernels are expected to do better
+/// (few rows). Ping-pong tiles only when forced: since the cooperative
+/// kernels store their output with TMA, overlapped with the next tile, they
+/// ran faster than ping-pong ones of the same width on every shape measured
+/// on the H100 (bench/explore/matmul_variants.py --only planner3: 3000 x
+/// 1000 x 2000 1.22x, 256 x 128 x 64 x 128 1.5x, 4096^3 1.21x).
 pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64) -> Option<WgPlan> {
     if m <= 16 || k < wg_bk(elem) {
         return None;
     }
-    let pingpong = if elem == 4 { &[][..] } else { &WGP[..] };
     let mut best: Option<(f64, WgPlan)> = None;
-    for t in WG.iter().chain(pingpong.iter()) {
+    for t in WG.iter() {
         let count = wg_tiles(m, n, batch, t.bn);
         let max_splits = if count >= sms { 1 } else { (sms / count).clamp(1, 16).min((k / 2048).max(1)) };
         for splits in 1..=max_splits {
             let c = wg_cost(t, m, n, k, batch, splits, sms, elem);
             if best.as_ref().is_none_or(|(b, _)| c < *b * 0.999) {
-                best = Some((c, WgPlan { tile: *t, splits, a_reg: false }));
+                best = Some((c, WgPlan { tile: *t, splits, a_reg: false, cluster: wg_cluster_auto(t, m, n, batch, sms) }));
             }
         }
     }
     best.map(|(_, p)| p)
 }
 
-/// The Hopper plan for a forced name (`wg`, `wg256`, `wgp128`, ...), or
-/// `None` when the name is not a Hopper tile.
+/// The Hopper plan for a forced name (`wg`, `wg256`, `wgp128`, ...,
+/// optionally ending in `c1` or `c2`: blocks per cluster, which a tile
+/// narrower than 128 or a single row of tiles reduces to 1), or `None` when
+/// the name is not a Hopper tile.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn wg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64) -> Option<WgPlan> {
+    let (name, cluster) = match (name.strip_suffix("c2"), name.strip_suffix("c1")) {
+        (Some(n), _) => (n, Some(2)),
+        (_, Some(n)) => (n, Some(1)),
+        _ => (name, None),
+    };
     let auto = wg_auto(m, n, k, batch, elem, sms).map(|p| p.tile).unwrap_or(WG[WG.len() - 1]);
     let tile = wg_named(name, auto)?;
     if tile.pingpong && elem == 4 {
         return None; // no ping-pong TF32 kernels
     }
-    Some(WgPlan { tile, splits: splits.unwrap_or(1), a_reg: false })
+    let cluster = cluster.unwrap_or_else(|| wg_cluster_auto(&tile, m, n, batch, sms)).min(wg_cluster(&tile, m));
+    Some(WgPlan { tile, splits: splits.unwrap_or(1), a_reg: false, cluster })
 }
 
 /// The TF32 register-A plan (c^T = b^T a^T, A = b^T M-contiguous): here b
@@ -282,7 +320,7 @@ pub(crate) fn wg_reg(m: i64, n: i64, k: i64, batch: i64, sms: i64) -> WgPlan {
         _ => WG.iter().find(|t| 4 * tiles(t.bn) >= 3 * sms).unwrap_or(&WG[WG.len() - 1]).bn,
     };
     let tile = *WG.iter().find(|t| t.bn == bn).unwrap_or(&WG[0]);
-    WgPlan { tile, splits: splits_for(tiles(bn)), a_reg: true }
+    WgPlan { tile, splits: splits_for(tiles(bn)), a_reg: true, cluster: 1 }
 }
 
 /// The forced register-A plan (`wgr`, `wgr256`, ...).
@@ -293,7 +331,7 @@ pub(crate) fn wg_reg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: 
         width => {
             let bn: i64 = width.parse().ok()?;
             let tile = *WG.iter().find(|t| t.bn == bn)?;
-            Some(WgPlan { tile, splits: splits.unwrap_or(1), a_reg: true })
+            Some(WgPlan { tile, splits: splits.unwrap_or(1), a_reg: true, cluster: 1 })
         }
     }
 }
@@ -458,11 +496,22 @@ mod tests {
             assert!(p.splits >= 1 && p.splits <= 16);
         }
         assert_eq!(wg_forced("wgp128", Some(2), 512, 512, 512, 1, 2, SMS).map(|p| (p.tile, p.splits)), Some((WGP[0], 2)));
+        // Clusters: pairs of blocks on tiles of 128 columns and more, with two rows of tiles.
+        assert_eq!(wg_auto(4096, 4096, 4096, 1, 2, SMS).unwrap().cluster, 2);
+        assert_eq!(wg_forced("wg256c1", None, 4096, 4096, 4096, 1, 2, SMS).map(|p| (p.tile.bn, p.cluster)), Some((256, 1)));
+        assert_eq!(wg_forced("wgp128c2", Some(3), 4096, 4096, 4096, 1, 2, SMS).map(|p| (p.tile, p.splits, p.cluster)), Some((WGP[0], 3, 2)));
+        assert_eq!(wg_forced("wgc2", None, 4096, 4096, 4096, 1, 2, SMS).map(|p| p.cluster), Some(2));
+        assert_eq!(wg_forced("wgp128", None, 4096, 4096, 4096, 1, 2, SMS).map(|p| p.cluster), Some(1));
+        assert_eq!(wg_forced("wg64c2", None, 4096, 4096, 4096, 1, 2, SMS).map(|p| p.cluster), Some(1));
+        assert_eq!(wg_forced("wg256c2", None, 128, 4096, 4096, 1, 2, SMS).map(|p| p.cluster), Some(1));
+        assert_eq!(wg_forced("wg256c3", None, 4096, 4096, 4096, 1, 2, SMS), None);
         assert_eq!(wg_forced("wg64", None, 512, 512, 512, 1, 2, SMS).map(|p| p.tile.bn), Some(64));
         assert_eq!(wg_forced("wg96", None, 512, 512, 512, 1, 2, SMS), None);
         assert_eq!(wg_forced("128", None, 512, 512, 512, 1, 2, SMS), None);
         // The tiles fit the H100's shared memory and the 64-wide MN-major boxes.
-        assert!(WG.iter().chain(WGP.iter()).all(|t| t.smem() <= 227 * 1024 && t.bn % 64 == 0));
+        assert!(WG.iter().chain(WGP.iter()).all(|t| t.smem(2).max(t.smem(4)) <= 227 * 1024 && t.bn % 64 == 0));
+        // TF32 tiles keep the stages the 16-bit ones give up for the output tile.
+        assert_eq!((WG[0].stages_for(2), WG[0].stages_for(4), WG[1].stages_for(4), WGP[0].stages_for(4)), (3, 4, 6, 6));
     }
 
     #[test]

@@ -8,10 +8,8 @@ use super::pack::{self, Operand};
 use super::plan::{cdiv, operand_layout, Layout, SkinnyPlan};
 use super::tiles::{SKINNY_NW, SKINNY_WARPS};
 use super::{GemmParams, SKINNY_KERNELS};
-use crate::cuda::{self, driver_error};
+use crate::cuda;
 use crate::types::{DType, Result};
-use cudarc::driver::sys;
-use std::ffi::c_void;
 
 /// Mirrors `SkinnyParams` in kernels/gemm_skinny.cu.
 #[repr(C)]
@@ -85,32 +83,7 @@ pub(crate) fn launch(q: &GemmParams, dtype: DType, plan: SkinnyPlan, device: usi
     if plan.ranks == 1 {
         cuda::launch(f, grid, block, smem, stream, &mut params)?;
     } else {
-        launch_cluster(f, grid, block, smem, stream, plan.ranks as u32, &mut params)?;
+        cuda::launch_cluster(f, grid, block, smem, stream, (1, plan.ranks as u32, 1), &mut params)?;
     }
     Ok(true)
-}
-
-/// `cuda::launch` with thread-block clusters of `cluster_y` blocks along y.
-fn launch_cluster(f: sys::CUfunction, grid: (u32, u32, u32), block: (u32, u32, u32), smem: u32, stream: usize, cluster_y: u32, params: &mut [*mut c_void]) -> Result<()> {
-    let mut value = sys::CUlaunchAttributeValue { pad: [0; 64] };
-    value.clusterDim = sys::CUlaunchAttributeValue_union__bindgen_ty_1 { x: 1, y: cluster_y, z: 1 };
-    let mut attr = sys::CUlaunchAttribute { id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, pad: [0; 4], value };
-    let config = sys::CUlaunchConfig {
-        gridDimX: grid.0,
-        gridDimY: grid.1,
-        gridDimZ: grid.2,
-        blockDimX: block.0,
-        blockDimY: block.1,
-        blockDimZ: block.2,
-        sharedMemBytes: smem,
-        hStream: stream as sys::CUstream,
-        attrs: &mut attr,
-        numAttrs: 1,
-    };
-    // SAFETY: `f` is a loaded function of the current (primary) context,
-    // `stream` a stream of that context, `params` match the kernel's
-    // parameters, and `config` points at one live attribute.
-    unsafe { sys::cuLaunchKernelEx(&config, f, params.as_mut_ptr(), std::ptr::null_mut()) }
-        .result()
-        .map_err(|e| driver_error("CUDA launch (cluster) failed", e))
 }

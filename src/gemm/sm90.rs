@@ -17,6 +17,7 @@ use crate::cuda::{self, DeviceInfo};
 use crate::types::{DType, Error, Result};
 use cudarc::driver::sys;
 use std::ffi::c_void;
+use std::sync::Mutex;
 
 /// Whether the device and the strides suit the kernel (compute capability
 /// 9.0 exactly: the module is sm_90a code) and its TMA copies. A is
@@ -43,7 +44,7 @@ fn eligible(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, a_reg: bool, inf
     info.cc == (9, 0)
         && q.a.is_multiple_of(16)
         && q.b.is_multiple_of(16)
-        && WG.iter().chain(WGP.iter()).all(|t| t.smem() as i32 <= info.max_smem)
+        && WG.iter().chain(WGP.iter()).all(|t| t.smem(dtype.size() as i64) as i32 <= info.max_smem)
         && a_ok
         && b_ok
         && (q.scn == 1 || a_reg) // the register-A epilogue takes any output strides
@@ -152,6 +153,20 @@ fn tensor_map(dtype: DType, ptr: u64, dims: [u64; 3], strides: [u64; 2], boxes: 
     Ok(map)
 }
 
+/// Clusters of `cl` Hopper blocks the device runs at once (asked once per
+/// device, shared-memory size and cluster size; every Hopper kernel has the
+/// same block size and one block per SM): at least one.
+fn max_clusters(f: sys::CUfunction, device: usize, smem: u32, cl: u32) -> Result<u32> {
+    static KNOWN: Mutex<Vec<((usize, u32, u32), u32)>> = Mutex::new(Vec::new());
+    let key = (device, smem, cl);
+    if let Some(&(_, n)) = KNOWN.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|(k, _)| *k == key) {
+        return Ok(n);
+    }
+    let n = cuda::max_active_clusters(f, (WG_THREADS, 1, 1), smem, (cl, 1, 1))?.max(1);
+    KNOWN.lock().unwrap_or_else(|e| e.into_inner()).push((key, n));
+    Ok(n)
+}
+
 pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k: bool, device: usize, stream: usize) -> Result<()> {
     let mut q = *q;
     let bk = plan::wg_bk(dtype.size() as i64);
@@ -171,11 +186,32 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
         // 64 M-elements (128 bytes) per box row: 16-bit types only.
         tensor_map(dtype, q.a, [m, k, batch], [q.sak as u64 * es, bstride(q.sab, k * q.sak as u64)], [64, bk, 1])?
     };
+    // In clusters each block loads half of a K-major B tile's rows.
+    let b_rows = if plan.cluster > 1 { bn / 2 } else { bn } as u32;
     let tm_b = if b_k {
-        tensor_map(dtype, q.b, [k, n, batch], [q.sbn as u64 * es, bstride(q.sbb, n * q.sbn as u64)], [bk, bn as u32, 1])?
+        tensor_map(dtype, q.b, [k, n, batch], [q.sbn as u64 * es, bstride(q.sbb, n * q.sbn as u64)], [bk, b_rows, 1])?
     } else {
         // 64 N-elements (128 bytes) per box row: 16-bit types only.
         tensor_map(dtype, q.b, [n, k, batch], [q.sbk as u64 * es, bstride(q.sbb, k * q.sbk as u64)], [64, bk, 1])?
+    };
+    // Cooperative 16-bit tiles store a plain, aligned output with TMA.
+    let mut q = *q;
+    let out_ok = |s: i64| (s as u64 * es).is_multiple_of(16);
+    q.tma_store = (!plan.tile.pingpong
+        && !plan.a_reg
+        && dtype != DType::F32
+        && q.splits == 1
+        && q.beta == 0
+        && q.scn == 1
+        && q.scm >= q.n
+        && out_ok(q.scm)
+        && (batch == 1 || out_ok(q.scb))
+        && q.c.is_multiple_of(16)) as i64;
+    let q = &q;
+    let tm_c = if q.tma_store != 0 {
+        tensor_map(dtype, q.c, [n, m, batch], [q.scm as u64 * es, bstride(q.scb, m * q.scm as u64)], [64, 64, 1])? // one consumer's 64-row half
+    } else {
+        sys::CUtensorMap { opaque: tm_a.opaque } // not read
     };
     let (list, table) = if plan.tile.pingpong { (&WGP[..], &WGP_KERNELS[..]) } else { (&WG[..], &WG_KERNELS[..]) };
     let Some(width) = list.iter().position(|t| *t == plan.tile) else {
@@ -190,12 +226,21 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
         (DType::F16, _) => &kernels.f16[layout],
         _ => return Err(Error::runtime(format!("the Hopper kernel has no {dtype:?} variant with this layout"))),
     };
-    let smem = plan.tile.smem();
+    let smem = plan.tile.smem(dtype.size() as i64);
     let f = f.function_smem(device, smem)?;
-    // Persistent blocks, one per SM (the shared memory allows no more).
-    let items = cdiv(q.m, WG_BM) * cdiv(q.n, bn) * q.batch * q.splits;
-    let grid = items.min(cuda::device_info(device)?.sms as i64).max(1) as u32;
-    let mut params = [cuda::arg(&tm_a), cuda::arg(&tm_b), cuda::arg(q)];
-    cuda::launch(f, (grid, 1, 1), (WG_THREADS, 1, 1), smem, stream, &mut params)?;
+    // Persistent blocks (clusters), one per SM (the shared memory allows no
+    // more); an item is a column of `cluster` tiles.
+    let cl = plan.cluster.max(1);
+    let items = cdiv(cdiv(q.m, WG_BM), cl) * cdiv(q.n, bn) * q.batch * q.splits;
+    let block = (WG_THREADS, 1, 1);
+    let mut params = [cuda::arg(&tm_a), cuda::arg(&tm_b), cuda::arg(&tm_c), cuda::arg(q)];
+    if cl > 1 {
+        let clusters = items.min(max_clusters(f, device, smem, cl as u32)? as i64).max(1);
+        let grid = (clusters * cl) as u32;
+        cuda::launch_cluster(f, (grid, 1, 1), block, smem, stream, (cl as u32, 1, 1), &mut params)?;
+    } else {
+        let grid = items.min(cuda::device_info(device)?.sms as i64).max(1) as u32;
+        cuda::launch(f, (grid, 1, 1), block, smem, stream, &mut params)?;
+    }
     reduce_splits(q, dtype, device, stream)
 }

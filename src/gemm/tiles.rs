@@ -88,19 +88,41 @@ pub const WG_BK_BYTES: i64 = 128;
 pub const WG_THREADS: u32 = 384;
 
 /// Cooperative tiles, widest first (their names: `wg256`, `wg128`, `wg64`).
+/// (Their output tile takes shared memory too: see `smem`.)
 pub const WG: [WgTile; 3] = [
-    WgTile { bn: 256, stages: 4, pingpong: false },
-    WgTile { bn: 128, stages: 6, pingpong: false },
+    WgTile { bn: 256, stages: 3, pingpong: false },
+    WgTile { bn: 128, stages: 5, pingpong: false },
     WgTile { bn: 64, stages: 8, pingpong: false },
 ];
 /// Ping-pong tiles (`wgp128`, `wgp64`).
 pub const WGP: [WgTile; 2] = [WgTile { bn: 128, stages: 6, pingpong: true }, WgTile { bn: 64, stages: 8, pingpong: true }];
 
 impl WgTile {
-    /// Dynamic shared memory: the stages, 1024 bytes to align them (128-byte
-    /// swizzle), the full/empty barriers and two turn barriers.
-    pub const fn smem(&self) -> u32 {
-        (self.stages * (WG_BM + self.bn) * WG_BK_BYTES + 1024 + (2 * self.stages + 2) * 8) as u32
+    /// The output tile a cooperative 16-bit kernel keeps in shared memory
+    /// (for its TMA stores); `elem`: bytes per input element.
+    pub const fn out_bytes(&self, elem: i64) -> i64 {
+        if self.pingpong || elem != 2 {
+            0
+        } else {
+            WG_BM * self.bn * 2
+        }
+    }
+    /// Stages of the kernel for `elem`-byte inputs: cooperative TF32 kernels
+    /// (no output tile) spend its shared memory on more.
+    pub const fn stages_for(&self, elem: i64) -> i64 {
+        if self.pingpong || elem == 2 {
+            self.stages
+        } else {
+            self.stages + WG_BM * self.bn * 2 / ((WG_BM + self.bn) * WG_BK_BYTES)
+        }
+    }
+    /// Dynamic shared memory for `elem`-byte inputs (as `Tile` in
+    /// kernels/matmul_sm90a.cu): the stages, the output tile, 1024 bytes to
+    /// align them (128-byte swizzle), the full/empty barriers and two turn
+    /// barriers.
+    pub const fn smem(&self, elem: i64) -> u32 {
+        let stages = self.stages_for(elem);
+        (stages * (WG_BM + self.bn) * WG_BK_BYTES + self.out_bytes(elem) + 1024 + (2 * stages + 2) * 8) as u32
     }
 }
 

@@ -7,13 +7,10 @@ struct EmuBar { int expected = 0, pending = 0; long tx = 0; unsigned phase = 0; 
 inline EmuBar emu_bars[64];
 inline long emu_progress = 0;
 inline EmuBar& bar_at(uint32_t addr) {
-  // barriers live after the stages; index them by address
-  static uint32_t first = 0xffffffff;
+  // A kernel's barriers are contiguous (fewer than 64; where depends on the
+  // kernel's tile and type), and reset at each block: index them by address.
   if (addr % 8) { fprintf(stderr, "misaligned mbarrier\n"); abort(); }
-  if (first == 0xffffffff || addr < first) first = addr;
-  uint32_t i = (addr - first) / 8;
-  if (i >= 64) { fprintf(stderr, "mbarrier index out of range\n"); abort(); }
-  return emu_bars[i];
+  return emu_bars[(addr / 8) % 64];
 }
 inline void bar_check(EmuBar& b) {
   if (b.pending == 0 && b.tx == 0) { b.phase++; b.pending = b.expected; }
@@ -143,3 +140,20 @@ template <int N> struct WgmmaRS {
     emu_syncwg();
   }
 };
+
+// Clusters and TMA stores are not emulated: blocks run alone (cluster of
+// one), and wg_main.cc launches with tma_store 0; reaching one is an error.
+inline void emu_unsupported(const char* what) { fprintf(stderr, "FAIL: %s is not emulated\n", what); exit(4); }
+inline uint32_t cluster_ctas() { return 1; }
+inline uint32_t cluster_rank() { return 0; }
+inline void cluster_sync() { emu_unsupported("cluster_sync"); }
+inline void mbar_arrive_cta(uint32_t, uint32_t) { emu_unsupported("a remote mbarrier arrive"); }
+inline void tma_load_mc(uint32_t, const CUtensorMap*, uint32_t, int, int, int, uint16_t) { emu_unsupported("a multicast TMA load"); }
+inline void bar_sync(int, int) { emu_unsupported("bar.sync"); }
+inline void stmatrix4(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t) { emu_unsupported("stmatrix"); }
+inline void fence_async_smem() { emu_unsupported("fence.proxy.async"); }
+inline void tma_store(const CUtensorMap*, uint32_t, int, int, int) { emu_unsupported("a TMA store"); }
+inline void tma_store_commit() { emu_unsupported("a TMA store"); }
+inline void tma_store_wait_read() { emu_unsupported("a TMA store"); }
+inline void tma_store_wait() { emu_unsupported("a TMA store"); }
+inline void __syncwarp(unsigned = 0xffffffffu) { emu_unsupported("__syncwarp (cluster exit)"); }

@@ -26,7 +26,9 @@ root=$(cd "$here/../.." && pwd)
 size=${1:-small}
 work=$(mktemp -d)
 [ -n "${KEEP_WORK:-}" ] || trap 'rm -rf "$work"' EXIT
-inc=$(ls -d "$root"/.venv/lib/python3*/site-packages/nvidia/cu13/include | head -1)
+# The CUDA headers of the toolkit `make setup` installs (.toolchain/), or
+# of an older set-up's venv.
+inc=$(ls -d "$root"/.toolchain/cuda-*/nvidia/cu13/include "$root"/.venv/lib/python3*/site-packages/nvidia/cu13/include 2>/dev/null | head -1)
 cp "$root"/kernels/{common.cuh,matmul_tc.cu,matmul_simt.cu,matmul_sm90a.cu,gemm_skinny.cu,gemm_pack.cu} "$here"/*.h "$here"/*.cc "$work"/
 rustc --edition 2021 -o "$work/gen_tiles" "$here/gen_tiles.rs"
 "$work/gen_tiles" > "$work/gemm_tiles.h"

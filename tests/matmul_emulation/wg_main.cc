@@ -10,9 +10,11 @@ namespace myns { alignas(1024) unsigned char smem_raw_unused[16]; }
 #include <random>
 #include <string>
 
-using WgKern = void (*)(const CUtensorMap, const CUtensorMap, const GemmParams);
+// Blocks run one at a time, outside clusters, storing from registers
+// (tma_store 0): cluster pairs and TMA stores are not emulated (emu_wg.h).
+using WgKern = void (*)(const CUtensorMap, const CUtensorMap, const CUtensorMap, const GemmParams);
 static WgKern g_k; static CUtensorMap g_a, g_b; static GemmParams g_p;
-static void fiber_main() { g_k(g_a, g_b, g_p); emu::cur->done = true; }
+static void fiber_main() { g_k(g_a, g_b, g_a, g_p); emu::cur->done = true; }
 
 static void launch(WgKern k, unsigned gx, unsigned gz, const CUtensorMap& a, const CUtensorMap& b, const GemmParams& p) {
   const int threads = 384;
