@@ -111,7 +111,7 @@ pub unsafe extern "C" fn myns_set_override(name: *const c_char, value: *const c_
     guard(F, || {
         let name = std::ffi::CStr::from_ptr(nonnull(name, F, "name")?).to_string_lossy();
         let knob = crate::overrides::Knob::from_var(&name)
-            .ok_or_else(|| invalid(F, format_args!("unknown override `{name}` (known: MYNS_MATMUL_KERNEL, MYNS_ROW_KERNEL)")))?;
+            .ok_or_else(|| invalid(F, format_args!("unknown override `{name}` (known: MYNS_MATMUL_KERNEL, MYNS_ROW_KERNEL, MYNS_MATMUL_TMA_STORE)")))?;
         let value = if value.is_null() { None } else { Some(std::ffi::CStr::from_ptr(value).to_string_lossy()) };
         crate::overrides::set(knob, value.as_deref());
         Ok(())

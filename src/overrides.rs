@@ -13,16 +13,21 @@ pub enum Knob {
     MatmulKernel,
     /// The forward row reductions' build (see `rowwise`).
     RowKernel,
+    /// `off`: the Hopper matmul kernels store their output from registers
+    /// instead of through TMA (compute-sanitizer's initcheck does not see
+    /// TMA stores, and calls their output uninitialized).
+    MatmulTmaStore,
 }
 
 impl Knob {
-    pub const ALL: [Knob; 2] = [Knob::MatmulKernel, Knob::RowKernel];
+    pub const ALL: [Knob; 3] = [Knob::MatmulKernel, Knob::RowKernel, Knob::MatmulTmaStore];
 
     /// The environment variable that sets it.
     pub fn var(self) -> &'static str {
         match self {
             Knob::MatmulKernel => "MYNS_MATMUL_KERNEL",
             Knob::RowKernel => "MYNS_ROW_KERNEL",
+            Knob::MatmulTmaStore => "MYNS_MATMUL_TMA_STORE",
         }
     }
 
@@ -31,7 +36,7 @@ impl Knob {
     }
 
     fn slot(self) -> &'static RwLock<Option<Arc<str>>> {
-        static SLOTS: [OnceLock<RwLock<Option<Arc<str>>>>; 2] = [OnceLock::new(), OnceLock::new()];
+        static SLOTS: [OnceLock<RwLock<Option<Arc<str>>>>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
         SLOTS[self as usize].get_or_init(|| RwLock::new(normalise(std::env::var(self.var()).ok().as_deref())))
     }
 }

@@ -91,7 +91,8 @@ __version__: str = _lib.myns_version().decode()
 
 def set_override(name: str, value: str | None) -> None:
     """Forces a kernel choice for the whole process, as the environment
-    variable ``name`` (``MYNS_MATMUL_KERNEL`` or ``MYNS_ROW_KERNEL``) does
+    variable ``name`` (``MYNS_MATMUL_KERNEL``, ``MYNS_ROW_KERNEL`` or
+    ``MYNS_MATMUL_TMA_STORE``) does
     when the library starts; ``None``, ``""`` or ``"auto"`` restores the
     automatic choice. For testing and tuning: the library reads the
     environment only once."""

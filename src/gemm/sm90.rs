@@ -14,6 +14,7 @@ use super::plan::{self, cdiv, operand_layout, Force, WgPlan};
 use super::tiles::{WG, WGP, WG_BM, WG_THREADS};
 use super::{reduce_splits, set_splits, GemmParams, WG_KERNELS, WGP_KERNELS};
 use crate::cuda::{self, DeviceInfo};
+use crate::overrides::{self, Knob};
 use crate::types::{DType, Error, Result};
 use cudarc::driver::sys;
 use std::ffi::c_void;
@@ -206,7 +207,8 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
         && q.scm >= q.n
         && out_ok(q.scm)
         && (batch == 1 || out_ok(q.scb))
-        && q.c.is_multiple_of(16)) as i64;
+        && q.c.is_multiple_of(16)
+        && overrides::get(Knob::MatmulTmaStore).as_deref() != Some("off")) as i64;
     let q = &q;
     let tm_c = if q.tma_store != 0 {
         tensor_map(dtype, q.c, [n, m, batch], [q.scm as u64 * es, bstride(q.scb, m * q.scm as u64)], [64, 64, 1])? // one consumer's 64-row half
