@@ -158,7 +158,9 @@ fn tensor_map(dtype: DType, ptr: u64, dims: [u64; 3], strides: [u64; 2], boxes: 
 /// device, shared-memory size and cluster size; every Hopper kernel has the
 /// same block size and one block per SM): at least one.
 fn max_clusters(f: sys::CUfunction, device: usize, smem: u32, cl: u32) -> Result<u32> {
-    static KNOWN: Mutex<Vec<((usize, u32, u32), u32)>> = Mutex::new(Vec::new());
+    /// ((device, shared memory, cluster size), clusters).
+    type Known = Vec<((usize, u32, u32), u32)>;
+    static KNOWN: Mutex<Known> = Mutex::new(Vec::new());
     let key = (device, smem, cl);
     if let Some(&(_, n)) = KNOWN.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|(k, _)| *k == key) {
         return Ok(n);
