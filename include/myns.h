@@ -107,8 +107,9 @@ const char* myns_op_doc(size_t i);
 /* Number of CUDA devices torch sees (0 without a GPU). */
 int myns_cuda_device_count(void);
 /* Sets a kernel-choice override (testing and tuning) for the process, as the
- * environment variable `name` ("MYNS_MATMUL_KERNEL" or "MYNS_ROW_KERNEL")
- * would at start-up; NULL, "" or "auto" restores the automatic choice. */
+ * environment variable `name` ("MYNS_MATMUL_KERNEL", "MYNS_ROW_KERNEL",
+ * "MYNS_MATMUL_TMA_STORE") would at start-up; NULL, "" or "auto" restores
+ * the automatic choice. */
 int myns_set_override(const char* name, const char* value);
 
 /* ---- Errors -------------------------------------------------------------- */

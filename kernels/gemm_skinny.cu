@@ -41,21 +41,7 @@ constexpr int WARPS = MYNS_SKINNY_WARPS, THREADS = WARPS * 32, NW = MYNS_SKINNY_
 static_assert(NW == 64, "the fragment maps below cover 64 columns per warp");
 
 // ---- PTX (replaced by tests/matmul_emulation/emu_skinny.h)
-__device__ __forceinline__ uint32_t cluster_rank() {
-  uint32_t r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-  return r;
-}
-__device__ __forceinline__ uint32_t cluster_size() {
-  uint32_t r;
-  asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(r));
-  return r;
-}
-// Every thread of every block of the cluster; orders shared-memory writes
-// before it with reads after it, across the cluster.
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-}
+// (cluster_rank, cluster_size, cluster_sync: matmul_common.cuh)
 // The float at `p` (an address in this block's shared memory) in block `rank`.
 __device__ __forceinline__ float ld_cluster(const float* p, uint32_t rank) {
   const uint32_t a = static_cast<uint32_t>(__cvta_generic_to_shared(p));

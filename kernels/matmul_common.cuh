@@ -125,4 +125,23 @@ __device__ __forceinline__ uint32_t to_tf32(float x) {
   return r;
 }
 
+// Thread-block clusters (compute capability 9.0 and newer; the kernels
+// that call these are built for it): this block's rank, the cluster's size
+// (1 outside a cluster launch), and a barrier over every thread of every
+// block of the cluster that orders what came before it (shared-memory
+// writes, barrier initialisation, remote arrivals) with what comes after.
+__device__ __forceinline__ uint32_t cluster_rank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ uint32_t cluster_size() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+
 }  // namespace myns

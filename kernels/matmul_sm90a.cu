@@ -94,22 +94,6 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
   } while (!done);
 }
 
-// Cluster of this block: size (1 outside a cluster launch) and rank.
-__device__ __forceinline__ uint32_t cluster_ctas() {
-  uint32_t r;
-  asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(r));
-  return r;
-}
-__device__ __forceinline__ uint32_t cluster_rank() {
-  uint32_t r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-  return r;
-}
-// Every thread of every block of the cluster: orders what came before
-// (barrier initialisation, remote arrivals) with what comes after.
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-}
 // Arrives on the barrier at shared address `bar` in block `cta` of the
 // cluster. Default (CTA-scope) release, as CUTLASS's ClusterBarrier: a
 // cluster-scope release made every consumer warp wait at each stage, and
@@ -298,7 +282,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   const int64_t M = p.M, N = p.N, K = p.K;
   // Clusters of `cl` blocks (1 or 2) along M: a work item is a column of
   // `cl` tiles, rank r computing the r-th.
-  const int cl = static_cast<int>(cluster_ctas()), rank = cl > 1 ? static_cast<int>(cluster_rank()) : 0;
+  const int cl = static_cast<int>(cluster_size()), rank = cl > 1 ? static_cast<int>(cluster_rank()) : 0;
   const int64_t tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN, groups_m = (tiles_m + cl - 1) / cl;
   const int64_t per_batch = groups_m * tiles_n, tiles = per_batch * p.batch * p.splits;
   // Persistent: cluster c takes work items c, c + clusters, ... (batch- and

@@ -99,7 +99,8 @@ pub extern "C" fn myns_cuda_device_count() -> c_int {
 }
 
 /// Sets a kernel-choice override for the whole process, as the environment
-/// variable `name` (`MYNS_MATMUL_KERNEL` or `MYNS_ROW_KERNEL`) would at
+/// variable `name` (`MYNS_MATMUL_KERNEL`, `MYNS_ROW_KERNEL`,
+/// `MYNS_MATMUL_TMA_STORE`: `overrides::Knob`) would at
 /// start-up; a NULL or empty `value`, or `"auto"`, restores the automatic
 /// choice. For testing and tuning.
 ///
@@ -110,8 +111,10 @@ pub unsafe extern "C" fn myns_set_override(name: *const c_char, value: *const c_
     const F: &str = "myns_set_override";
     guard(F, || {
         let name = std::ffi::CStr::from_ptr(nonnull(name, F, "name")?).to_string_lossy();
-        let knob = crate::overrides::Knob::from_var(&name)
-            .ok_or_else(|| invalid(F, format_args!("unknown override `{name}` (known: MYNS_MATMUL_KERNEL, MYNS_ROW_KERNEL, MYNS_MATMUL_TMA_STORE)")))?;
+        let knob = crate::overrides::Knob::from_var(&name).ok_or_else(|| {
+            let known: Vec<&str> = crate::overrides::Knob::ALL.iter().map(|k| k.var()).collect();
+            invalid(F, format_args!("unknown override `{name}` (known: {})", known.join(", ")))
+        })?;
         let value = if value.is_null() { None } else { Some(std::ffi::CStr::from_ptr(value).to_string_lossy()) };
         crate::overrides::set(knob, value.as_deref());
         Ok(())

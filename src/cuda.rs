@@ -311,19 +311,15 @@ pub(crate) fn launch(
         .map_err(|e| driver_error("CUDA launch failed", e))
 }
 
-/// The launch configuration of a thread-block-cluster launch, pointing at
-/// `attr` (which it fills in).
-fn cluster_config(
-    attr: &mut sys::CUlaunchAttribute,
-    grid: (u32, u32, u32),
-    block: (u32, u32, u32),
-    shared_mem: u32,
-    stream: usize,
-    cluster: (u32, u32, u32),
-) -> sys::CUlaunchConfig {
+/// The launch attribute asking for clusters of `cluster` blocks.
+fn cluster_attr(cluster: (u32, u32, u32)) -> sys::CUlaunchAttribute {
     let mut value = sys::CUlaunchAttributeValue { pad: [0; 64] };
     value.clusterDim = sys::CUlaunchAttributeValue_union__bindgen_ty_1 { x: cluster.0, y: cluster.1, z: cluster.2 };
-    *attr = sys::CUlaunchAttribute { id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, pad: [0; 4], value };
+    sys::CUlaunchAttribute { id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, pad: [0; 4], value }
+}
+
+/// A launch configuration with the one attribute `attr` (which it points at).
+fn config_with(attr: &mut sys::CUlaunchAttribute, grid: (u32, u32, u32), block: (u32, u32, u32), shared_mem: u32, stream: usize) -> sys::CUlaunchConfig {
     sys::CUlaunchConfig {
         gridDimX: grid.0,
         gridDimY: grid.1,
@@ -349,8 +345,8 @@ pub(crate) fn launch_cluster(
     cluster: (u32, u32, u32),
     params: &mut [*mut c_void],
 ) -> Result<()> {
-    let mut attr = sys::CUlaunchAttribute { id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_IGNORE, pad: [0; 4], value: sys::CUlaunchAttributeValue { pad: [0; 64] } };
-    let config = cluster_config(&mut attr, grid, block, shared_mem, stream, cluster);
+    let mut attr = cluster_attr(cluster);
+    let config = config_with(&mut attr, grid, block, shared_mem, stream);
     // SAFETY: `f` is a loaded function of the current (primary) context,
     // `stream` a stream of that context, `params` match the kernel's
     // parameters, and `config` points at one live attribute.
@@ -362,8 +358,8 @@ pub(crate) fn launch_cluster(
 /// How many clusters of `cluster` blocks of `f` (with `block` threads and
 /// `shared_mem` bytes each) the device runs at once.
 pub(crate) fn max_active_clusters(f: sys::CUfunction, block: (u32, u32, u32), shared_mem: u32, cluster: (u32, u32, u32)) -> Result<u32> {
-    let mut attr = sys::CUlaunchAttribute { id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_IGNORE, pad: [0; 4], value: sys::CUlaunchAttributeValue { pad: [0; 64] } };
-    let config = cluster_config(&mut attr, cluster, block, shared_mem, 0, cluster);
+    let mut attr = cluster_attr(cluster);
+    let config = config_with(&mut attr, cluster, block, shared_mem, 0);
     let mut n: std::ffi::c_int = 0;
     // SAFETY: `f` is a loaded function of the current context; `config`
     // points at one live attribute; `n` is a valid out-pointer.

@@ -92,10 +92,9 @@ __version__: str = _lib.myns_version().decode()
 def set_override(name: str, value: str | None) -> None:
     """Forces a kernel choice for the whole process, as the environment
     variable ``name`` (``MYNS_MATMUL_KERNEL``, ``MYNS_ROW_KERNEL`` or
-    ``MYNS_MATMUL_TMA_STORE``) does
-    when the library starts; ``None``, ``""`` or ``"auto"`` restores the
-    automatic choice. For testing and tuning: the library reads the
-    environment only once."""
+    ``MYNS_MATMUL_TMA_STORE``) does when the library starts; ``None``,
+    ``""`` or ``"auto"`` restores the automatic choice. For testing and
+    tuning: the library reads the environment only once."""
     if _lib.myns_set_override(name.encode(), None if value is None else value.encode()) != 0:
         raise ValueError(_lib.myns_last_error().decode())
 

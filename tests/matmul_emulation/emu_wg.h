@@ -144,7 +144,7 @@ template <int N> struct WgmmaRS {
 // Clusters and TMA stores are not emulated: blocks run alone (cluster of
 // one), and wg_main.cc launches with tma_store 0; reaching one is an error.
 inline void emu_unsupported(const char* what) { fprintf(stderr, "FAIL: %s is not emulated\n", what); exit(4); }
-inline uint32_t cluster_ctas() { return 1; }
+inline uint32_t cluster_size() { return 1; }
 inline uint32_t cluster_rank() { return 0; }
 inline void cluster_sync() { emu_unsupported("cluster_sync"); }
 inline void mbar_arrive_cta(uint32_t, uint32_t) { emu_unsupported("a remote mbarrier arrive"); }
