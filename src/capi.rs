@@ -116,6 +116,7 @@ pub unsafe extern "C" fn myns_set_override(name: *const c_char, value: *const c_
             invalid(F, format_args!("unknown override `{name}` (known: {})", known.join(", ")))
         })?;
         let value = if value.is_null() { None } else { Some(std::ffi::CStr::from_ptr(value).to_string_lossy()) };
+        crate::overrides::check(knob, value.as_deref()).map_err(|e| invalid(F, e))?;
         crate::overrides::set(knob, value.as_deref());
         Ok(())
     })

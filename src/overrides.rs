@@ -46,6 +46,16 @@ fn normalise(v: Option<&str>) -> Option<Arc<str>> {
     v.map(str::trim).filter(|v| !v.is_empty() && *v != "auto").map(Arc::from)
 }
 
+/// Whether `value` is one `knob` takes, checked where a caller sets it
+/// (`MYNS_MATMUL_TMA_STORE` takes only `off`); the kernel names of the others
+/// are checked where they are used.
+pub fn check(knob: Knob, value: Option<&str>) -> std::result::Result<(), String> {
+    match (knob, normalise(value).as_deref()) {
+        (Knob::MatmulTmaStore, Some(v)) if v != "off" => Err(format!("{} takes `off` or `auto`, not `{v}`", knob.var())),
+        _ => Ok(()),
+    }
+}
+
 /// The override in force, `None` for the automatic choice.
 pub fn get(knob: Knob) -> Option<Arc<str>> {
     knob.slot().read().unwrap_or_else(|e| e.into_inner()).clone()
@@ -72,5 +82,8 @@ mod tests {
         }
         assert_eq!(Knob::from_var("MYNS_MATMUL_KERNEL"), Some(Knob::MatmulKernel));
         assert_eq!(Knob::from_var("PATH"), None);
+        assert!(check(Knob::MatmulTmaStore, Some("off")).is_ok() && check(Knob::MatmulTmaStore, None).is_ok());
+        assert!(check(Knob::MatmulTmaStore, Some("0")).unwrap_err().contains("MYNS_MATMUL_TMA_STORE takes `off`"));
+        assert!(check(Knob::MatmulKernel, Some("wg256c2")).is_ok());
     }
 }
