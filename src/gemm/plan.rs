@@ -140,13 +140,13 @@ pub(crate) fn small_kernel_choice(tiles: &[Tile], m: i64, n: i64, k: i64, batch:
         return (last, auto_splits(count, 2 * sms * tiles[last].per_sm, k, 512));
     }
     if simt {
-        // The 128 tile where it fills the SMs; else 64 x 64 tiles split over
+        // The widest tile that (nearly) fills the SMs; else 64 x 64 tiles split over
         // K towards three blocks per SM (a CUDA-core tile has little reuse to
         // lose, and small problems otherwise leave most SMs idle: on the
         // H100, M = 128, K = N = 4096 ran at 0.21 of cuBLAS on the 128 tile,
         // 0.54 on 64 x 64 in 2 splits, 0.66 in 4).
-        if tiles_of(&tiles[0], m, n, batch) >= sms {
-            return (0, 1);
+        if let Some(i) = tiles[..last].iter().position(|t| t.bm >= 128 && 10 * tiles_of(t, m, n, batch) >= 9 * sms) {
+            return (i, 1);
         }
         let small = tiles.iter().position(|t| t.name == "64").unwrap_or(0);
         let count = tiles_of(&tiles[small], m, n, batch);
@@ -182,18 +182,31 @@ pub(crate) fn wg_cluster(t: &WgTile, m: i64) -> i64 {
     }
 }
 
-/// The automatic blocks per cluster: pairs on the 256-wide tile when there
-/// is more than one wave of tiles. On the H100 (bench/explore/
-/// matmul_variants.py --only cluster) pairs ran up to 10% faster there with
-/// a K-major B (4096 x 4096 x 4088, whose B rows are not 128-byte aligned:
-/// 1.2x), about as fast with an N-major one, 5% slower on one wave (2048^3)
-/// and on 128-wide tiles of products up to 1024^3.
-fn wg_cluster_auto(t: &WgTile, m: i64, n: i64, batch: i64, sms: i64) -> i64 {
-    if t.bn == 256 && wg_tiles(m, n, batch, t.bn) > sms {
+/// The automatic blocks per cluster: pairs on the 256-wide tile when the
+/// tiles fill the SMs (half of them, for a K-major B) and K is longer than
+/// 512. On the H100 (bench/explore/matmul_variants.py --only cluster,
+/// planner3) pairs ran up to 10% faster with a K-major B (4096 x 4096 x
+/// 4088, whose B rows are not 128-byte aligned: 1.2x; 128 tiles of 4096 x
+/// 4096 x 1024: 1.07x), about as fast with an N-major B, and slower on 128
+/// tiles with it (2048^3: 4%), on short K (32 x 512^3: 7%) and on 128-wide
+/// tiles of products up to 1024^3.
+fn wg_cluster_auto(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, sms: i64, ops: Operands) -> i64 {
+    let tiles = wg_tiles(m, n, batch, t.bn);
+    if t.bn == 256 && k > 512 && (tiles > sms || (ops.b_k && 2 * tiles > sms)) {
         wg_cluster(t, m)
     } else {
         1
     }
+}
+
+/// What the planner needs to know of the operands besides the shape.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Operands {
+    /// B is read K-major (else N-major).
+    pub b_k: bool,
+    /// An operand read MN-major has k-lines that are not 128-byte aligned
+    /// (see `wg_cost`).
+    pub misaligned: bool,
 }
 
 /// Elements of K per Hopper k-tile.
@@ -234,8 +247,17 @@ fn wg_tiles(m: i64, n: i64, batch: i64, bn: i64) -> i64 {
 /// of the best variant there except M = 32): 128 x 256 1.0, 128 x 128 0.80,
 /// 128 x 64 0.55, ping-pong a little below cooperative (the turn-taking costs
 /// more than the hidden epilogue saves at these sizes).
+///
+/// `ops.misaligned`: an operand read MN-major has k-lines that are not 128-byte
+/// aligned. Its TMA boxes then read 35% slower (bench/explore/
+/// matmul_pitch.py), and narrow tiles, which read more of it per
+/// multiply-add, lose most: on the H100 after the TMA-store epilogue
+/// (--only planner3), 1000^3 ran 1.15x faster on 128-wide tiles than on
+/// 64-wide ones and 3000 x 1000 x 2000 1.19x faster on 256-wide ones than
+/// on 128-wide ones, where the aligned model chose the narrower; factors
+/// 0.7 (128) and 0.49 (64) order every shape of that sweep right.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i64, sms: i64, elem: i64) -> f64 {
+pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i64, sms: i64, elem: i64, ops: Operands) -> f64 {
     const UNITS_PER_BYTE: f64 = 1.2;
     const LAUNCH: f64 = 3.7e6 * 4.5; // about 4.5 us: the reduction kernel's launch and tail
     let tiles = wg_tiles(m, n, batch, t.bn) * splits;
@@ -245,6 +267,10 @@ pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i6
         (128, true) => 0.78,
         (_, false) => 0.55,
         (_, true) => 0.52,
+    } * match (ops.misaligned, t.bn) {
+        (false, _) | (true, 256) => 1.0,
+        (true, 128) => 0.7,
+        (true, _) => 0.49,
     };
     let k_per = cdiv(k, splits) as f64;
     let fixed = if t.pingpong { 96.0 } else { 160.0 };
@@ -266,7 +292,8 @@ pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i6
 /// ran faster than ping-pong ones of the same width on every shape measured
 /// on the H100 (bench/explore/matmul_variants.py --only planner3: 3000 x
 /// 1000 x 2000 1.22x, 256 x 128 x 64 x 128 1.5x, 4096^3 1.21x).
-pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64) -> Option<WgPlan> {
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> Option<WgPlan> {
     if m <= 16 || k < wg_bk(elem) {
         return None;
     }
@@ -275,9 +302,9 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64) -
         let count = wg_tiles(m, n, batch, t.bn);
         let max_splits = if count >= sms { 1 } else { (sms / count).clamp(1, 16).min((k / 2048).max(1)) };
         for splits in 1..=max_splits {
-            let c = wg_cost(t, m, n, k, batch, splits, sms, elem);
+            let c = wg_cost(t, m, n, k, batch, splits, sms, elem, ops);
             if best.as_ref().is_none_or(|(b, _)| c < *b * 0.999) {
-                best = Some((c, WgPlan { tile: *t, splits, a_reg: false, cluster: wg_cluster_auto(t, m, n, batch, sms) }));
+                best = Some((c, WgPlan { tile: *t, splits, a_reg: false, cluster: wg_cluster_auto(t, m, n, k, batch, sms, ops) }));
             }
         }
     }
@@ -289,18 +316,18 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64) -
 /// narrower than 128 or a single row of tiles reduces to 1), or `None` when
 /// the name is not a Hopper tile.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn wg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64) -> Option<WgPlan> {
+pub(crate) fn wg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> Option<WgPlan> {
     let (name, cluster) = match (name.strip_suffix("c2"), name.strip_suffix("c1")) {
         (Some(n), _) => (n, Some(2)),
         (_, Some(n)) => (n, Some(1)),
         _ => (name, None),
     };
-    let auto = wg_auto(m, n, k, batch, elem, sms).map(|p| p.tile).unwrap_or(WG[WG.len() - 1]);
+    let auto = wg_auto(m, n, k, batch, elem, sms, ops).map(|p| p.tile).unwrap_or(WG[WG.len() - 1]);
     let tile = wg_named(name, auto)?;
     if tile.pingpong && elem == 4 {
         return None; // no ping-pong TF32 kernels
     }
-    let cluster = cluster.unwrap_or_else(|| wg_cluster_auto(&tile, m, n, batch, sms)).min(wg_cluster(&tile, m));
+    let cluster = cluster.unwrap_or_else(|| wg_cluster_auto(&tile, m, n, k, batch, sms, ops)).min(wg_cluster(&tile, m));
     Some(WgPlan { tile, splits: splits.unwrap_or(1), a_reg: false, cluster })
 }
 
@@ -410,6 +437,10 @@ mod tests {
     }
 
     const SMS: i64 = 132;
+    /// B N-major with 128-byte aligned rows, or not; B K-major.
+    const KN: Operands = Operands { b_k: false, misaligned: false };
+    const KN_OFF: Operands = Operands { b_k: false, misaligned: true };
+    const NK: Operands = Operands { b_k: true, misaligned: false };
 
     #[test]
     fn force_parsing() {
@@ -473,6 +504,9 @@ mod tests {
         let (i, s) = small_kernel_choice(&TC_HALF, 16, 4096, 4096, 1, SMS, false);
         assert_eq!(TC_HALF[i].bm, 16);
         assert!(s > 1);
+        assert_eq!(small_kernel_choice(&SIMT, 4096, 4096, 4096, 1, SMS, true), (0, 1));
+        assert_eq!(SIMT[small_kernel_choice(&SIMT, 2048, 2048, 2048, 1, SMS, true).0].name, "256");
+        assert_eq!(SIMT[small_kernel_choice(&SIMT, 1024, 2048, 2048, 1, SMS, true).0].name, "128");
         let (i, s) = small_kernel_choice(&SIMT, 128, 4096, 4096, 1, SMS, true);
         assert_eq!((SIMT[i].name, s), ("64", 4));
         assert_eq!(forced_tile(&TC_HALF, "64", Some(3)), Some((2, 3)));
@@ -482,32 +516,42 @@ mod tests {
     #[test]
     fn hopper_tiles() {
         // Large squares: a 256-wide cooperative tile, no split.
-        let p = wg_auto(8192, 8192, 8192, 1, 2, SMS).unwrap();
+        let p = wg_auto(8192, 8192, 8192, 1, 2, SMS, KN).unwrap();
         assert_eq!((p.tile.bn, p.splits), (256, 1));
         // Few rows: the mma.sync kernels (or the skinny one) instead.
-        assert_eq!(wg_auto(16, 4096, 4096, 1, 2, SMS), None);
+        assert_eq!(wg_auto(16, 4096, 4096, 1, 2, SMS, KN), None);
         // Small squares: narrow tiles, so that more SMs work.
-        let p = wg_auto(512, 512, 512, 1, 2, SMS).unwrap();
+        let p = wg_auto(512, 512, 512, 1, 2, SMS, KN).unwrap();
         assert!(p.tile.bn <= 128, "{p:?}");
         // Every plan's tiles exist in the tables.
         for (m, n, k) in [(128, 4096, 4096), (128, 14336, 4096), (2048, 2048, 2048), (3000, 2000, 1000), (4096, 4088, 4096)] {
-            let p = wg_auto(m, n, k, 1, 2, SMS).unwrap();
+            let p = wg_auto(m, n, k, 1, 2, SMS, KN).unwrap();
             assert!(WG.contains(&p.tile) || WGP.contains(&p.tile));
             assert!(p.splits >= 1 && p.splits <= 16);
         }
-        assert_eq!(wg_forced("wgp128", Some(2), 512, 512, 512, 1, 2, SMS).map(|p| (p.tile, p.splits)), Some((WGP[0], 2)));
+        assert_eq!(wg_forced("wgp128", Some(2), 512, 512, 512, 1, 2, SMS, KN).map(|p| (p.tile, p.splits)), Some((WGP[0], 2)));
+        // An MN-major operand whose k-lines are not 128-byte aligned favours wide
+        // tiles (H100, bench/explore --only planner3): 3000 x 1000 x 2000 on the
+        // 256-wide tile, 1000^3 on the 128-wide one (aligned, 1024^3 takes 64).
+        assert_eq!(wg_auto(3000, 2000, 1000, 1, 2, SMS, KN_OFF).unwrap().tile.bn, 256);
+        assert_eq!(wg_auto(3000, 2000, 1000, 1, 2, SMS, KN).unwrap().tile.bn, 128);
+        assert_eq!(wg_auto(1000, 1000, 1000, 1, 2, SMS, KN_OFF).unwrap().tile.bn, 128);
+        assert_eq!(wg_auto(1024, 1024, 1024, 1, 2, SMS, KN).unwrap().tile.bn, 64);
         // Clusters: pairs of blocks on tiles of 128 columns and more, with two rows of tiles.
-        assert_eq!(wg_auto(4096, 4096, 4096, 1, 2, SMS).unwrap().cluster, 2);
-        assert_eq!(wg_forced("wg256c1", None, 4096, 4096, 4096, 1, 2, SMS).map(|p| (p.tile.bn, p.cluster)), Some((256, 1)));
-        assert_eq!(wg_forced("wgp128c2", Some(3), 4096, 4096, 4096, 1, 2, SMS).map(|p| (p.tile, p.splits, p.cluster)), Some((WGP[0], 3, 2)));
-        assert_eq!(wg_forced("wgc2", None, 4096, 4096, 4096, 1, 2, SMS).map(|p| p.cluster), Some(2));
-        assert_eq!(wg_forced("wgp128", None, 4096, 4096, 4096, 1, 2, SMS).map(|p| p.cluster), Some(1));
-        assert_eq!(wg_forced("wg64c2", None, 4096, 4096, 4096, 1, 2, SMS).map(|p| p.cluster), Some(1));
-        assert_eq!(wg_forced("wg256c2", None, 128, 4096, 4096, 1, 2, SMS).map(|p| p.cluster), Some(1));
-        assert_eq!(wg_forced("wg256c3", None, 4096, 4096, 4096, 1, 2, SMS), None);
-        assert_eq!(wg_forced("wg64", None, 512, 512, 512, 1, 2, SMS).map(|p| p.tile.bn), Some(64));
-        assert_eq!(wg_forced("wg96", None, 512, 512, 512, 1, 2, SMS), None);
-        assert_eq!(wg_forced("128", None, 512, 512, 512, 1, 2, SMS), None);
+        assert_eq!(wg_auto(4096, 4096, 4096, 1, 2, SMS, KN).unwrap().cluster, 2);
+        assert_eq!(wg_auto(4096, 1024, 4096, 1, 2, SMS, NK).unwrap().cluster, 2);
+        assert_eq!(wg_auto(2048, 2048, 2048, 1, 2, SMS, KN).unwrap().cluster, 1);
+        assert_eq!(wg_forced("wg256", None, 512, 512, 512, 32, 2, SMS, KN).unwrap().cluster, 1);
+        assert_eq!(wg_forced("wg256c1", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(|p| (p.tile.bn, p.cluster)), Some((256, 1)));
+        assert_eq!(wg_forced("wgp128c2", Some(3), 4096, 4096, 4096, 1, 2, SMS, KN).map(|p| (p.tile, p.splits, p.cluster)), Some((WGP[0], 3, 2)));
+        assert_eq!(wg_forced("wgc2", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(|p| p.cluster), Some(2));
+        assert_eq!(wg_forced("wgp128", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(|p| p.cluster), Some(1));
+        assert_eq!(wg_forced("wg64c2", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(|p| p.cluster), Some(1));
+        assert_eq!(wg_forced("wg256c2", None, 128, 4096, 4096, 1, 2, SMS, KN).map(|p| p.cluster), Some(1));
+        assert_eq!(wg_forced("wg256c3", None, 4096, 4096, 4096, 1, 2, SMS, KN), None);
+        assert_eq!(wg_forced("wg64", None, 512, 512, 512, 1, 2, SMS, KN).map(|p| p.tile.bn), Some(64));
+        assert_eq!(wg_forced("wg96", None, 512, 512, 512, 1, 2, SMS, KN), None);
+        assert_eq!(wg_forced("128", None, 512, 512, 512, 1, 2, SMS, KN), None);
         // The tiles fit the H100's shared memory and the 64-wide MN-major boxes.
         assert!(WG.iter().chain(WGP.iter()).all(|t| t.smem(2).max(t.smem(4)) <= 227 * 1024 && t.bn % 64 == 0));
         // TF32 tiles keep the stages the 16-bit ones give up for the output tile.

@@ -60,9 +60,13 @@ pub const TC_TF32: [Tile; 4] = [
     tile("16", 16, 128, 32, 1, 4, 4, 2, 0.2),
 ];
 /// float32 on the CUDA cores (kernels/matmul_simt.cu): `wm` x `wn` threads,
-/// each owning an (bm / wm) x (bn / wn) block of c. The 128 tile at two
-/// blocks per SM ran no faster on the H100 (4096^3: 0.71 of cuBLAS either way).
-pub const SIMT: [Tile; 3] = [
+/// each owning an (bm / wm) x (bn / wn) block of c. On the H100 (bench/
+/// explore/matmul_variants.py --only simt2) the 256 x 128 tile (16 x 8 per
+/// thread, as cuBLAS's SGEMM) ran 5-8% faster than 128 x 128 (4096^3: 0.77
+/// of cuBLAS against 0.72), 128 x 256 only 1-2%; the 128 tile at two blocks
+/// per SM no faster than at one.
+pub const SIMT: [Tile; 4] = [
+    tile("256", 256, 128, 8, 16, 16, 2, 1, 1.0),
     tile("128", 128, 128, 8, 16, 16, 2, 1, 1.0),
     tile("64", 64, 64, 16, 8, 8, 2, 6, 0.5),
     tile("16", 16, 128, 32, 4, 32, 2, 3, 0.3),

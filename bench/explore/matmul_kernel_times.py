@@ -1,0 +1,74 @@
+"""Exploration: which kernels one myns.matmul call queues, and how long each
+runs on the GPU (torch.profiler), beside cuBLAS's, on the shapes where the
+do_bench ratio is lowest (small squares, ragged, short K). Separates the
+kernels' own time from the gaps and fixed costs that do_bench also counts.
+
+    python bench/explore/matmul_kernel_times.py [--calls 30]
+
+Operands as bench_matmul.py (a [M, K], b [K, N] row-major, or b = w^T for
+"nk"). Prints per shape and implementation: the kernels with their mean
+duration per call, and the wall time per call of the whole batch.
+"""
+
+import argparse
+import collections
+import os
+import sys
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import myns  # noqa: E402
+
+SHAPES = [  # (kind, M, K, N, b layout)
+    ("bf16", 512, 512, 512, "kn"),
+    ("bf16", 1000, 1000, 1000, "kn"),
+    ("bf16", 1024, 1024, 1024, "kn"),
+    ("bf16", 3000, 1000, 2000, "kn"),
+    ("bf16", 2048, 2048, 2048, "kn"),
+    ("bf16", 4096, 1024, 4096, "nk"),
+    ("tf32", 512, 512, 512, "kn"),
+    ("tf32", 2048, 2048, 2048, "kn"),
+    ("f32", 4096, 4096, 4096, "kn"),
+]
+DT = {"bf16": torch.bfloat16, "tf32": torch.float32, "f32": torch.float32}
+
+
+def kernel_times(fn, calls):
+    flush = torch.empty(64 << 20, dtype=torch.int32, device="cuda")
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            flush.zero_()
+            fn()
+        torch.cuda.synchronize()
+    per = collections.defaultdict(float)
+    for e in prof.events():
+        if e.device_type == torch.autograd.DeviceType.CUDA and "zero" not in e.name and "fill" not in e.name.lower():
+            per[e.name] += e.device_time / calls
+    return per
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--calls", type=int, default=30)
+    args = ap.parse_args()
+    for kind, m, k, n, lay in SHAPES:
+        torch.backends.cuda.matmul.allow_tf32 = kind == "tf32"
+        a = torch.randn(m, k, device="cuda", dtype=DT[kind])
+        b = torch.randn(n, k, device="cuda", dtype=DT[kind]).t() if lay == "nk" else torch.randn(k, n, device="cuda", dtype=DT[kind])
+        flop = 2.0 * m * n * k
+        for name, fn in [("myns", lambda: myns.matmul(a, b)), ("torch", lambda: torch.matmul(a, b))]:
+            per = kernel_times(fn, args.calls)
+            total = sum(per.values())
+            print(f"{kind} {m}x{k}x{n} {lay} {name}: kernels {total:.1f} us per call ({flop / total / 1e6:.1f} TFLOP/s)")
+            for kn, t in sorted(per.items(), key=lambda kv: -kv[1]):
+                print(f"    {t:8.1f} us  {kn[:110]}")
+        del a, b
+
+
+if __name__ == "__main__":
+    main()
