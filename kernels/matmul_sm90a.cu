@@ -8,7 +8,7 @@
 // Built for sm_90a alone (the marker on the first line; see build.rs) and
 // loaded only on compute capability 9.0.
 //
-// Block tile 128 x BN x (128 bytes of K), BN 256, 128 or 64 (src/gemm/tiles.rs,
+// Block tile 128 x BN x (128 bytes of K), BN 256, 192, 128 or 64 (src/gemm/tiles.rs,
 // through gemm_tiles.h); three warpgroups: warpgroup 0 is the producer (one
 // thread issues the TMA copies), warpgroups 1 and 2 the consumers. Two
 // schedules: cooperative (`mm_wg*`: the consumers share each tile, 64 rows
@@ -162,7 +162,7 @@ __device__ __forceinline__ uint64_t make_desc(uint32_t addr, uint32_t lbo, uint3
   return d;
 }
 
-// wgmma m64nNk16 (half types) or m64nNk8 (tf32), N in {64, 128, 256}: both
+// wgmma m64nNk16 (half types) or m64nNk8 (tf32), N in {64, 128, 192, 256}: both
 // operands from shared memory through descriptors, N / 2 float accumulators
 // per thread. The instruction text needs literal operand numbers, so the
 // accumulator lists and the operands after them come in one bundle per N.
@@ -170,11 +170,13 @@ __device__ __forceinline__ uint64_t make_desc(uint32_t addr, uint32_t lbo, uint3
 #define MYNS_D32(i) MYNS_D8(i), MYNS_D8(i + 8), MYNS_D8(i + 16), MYNS_D8(i + 24)
 #define MYNS_R32 "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
 #define MYNS_R64 MYNS_R32 ",%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
+#define MYNS_R96 MYNS_R64 ",%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95"
 #define MYNS_R128 MYNS_R64 ",%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127"
 // N, accumulators, their register list, then the A and B descriptor,
 // scale-d and transpose-A/B operand numbers, then the accumulator operands.
 #define MYNS_N64 64, 32, MYNS_R32, "%32", "%33", "%34", "%35", "%36", MYNS_D32(0)
 #define MYNS_N128 128, 64, MYNS_R64, "%64", "%65", "%66", "%67", "%68", MYNS_D32(0), MYNS_D32(32)
+#define MYNS_N192 192, 96, MYNS_R96, "%96", "%97", "%98", "%99", "%100", MYNS_D32(0), MYNS_D32(32), MYNS_D32(64)
 #define MYNS_N256 256, 128, MYNS_R128, "%128", "%129", "%130", "%131", "%132", MYNS_D32(0), MYNS_D32(32), MYNS_D32(64), MYNS_D32(96)
 #define MYNS_TRANS(TA, TB) ", " TA ", " TB
 #define MYNS_NOTRANS(TA, TB)
@@ -193,14 +195,17 @@ __device__ __forceinline__ uint64_t make_desc(uint32_t addr, uint32_t lbo, uint3
 template <typename T, int N> struct Wgmma;
 MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_TRANS, MYNS_N64)
 MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_TRANS, MYNS_N128)
+MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_TRANS, MYNS_N192)
 MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_TRANS, MYNS_N256)
 MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_TRANS, MYNS_N64)
 MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_TRANS, MYNS_N128)
+MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_TRANS, MYNS_N192)
 MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_TRANS, MYNS_N256)
 // TF32: float32 operands in shared memory, of which the tensor cores read the
 // top 19 bits (so callers round them first), both K-major.
 MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_NOTRANS, MYNS_N64)
 MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_NOTRANS, MYNS_N128)
+MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_NOTRANS, MYNS_N192)
 MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_NOTRANS, MYNS_N256)
 
 // wgmma m64nNk8 tf32 with A from registers (4 per thread, the layout of
@@ -209,6 +214,7 @@ MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_NOTRANS, MYNS_N256)
 // group completes.
 #define MYNS_RS64 64, 32, MYNS_R32, "{%32,%33,%34,%35}", "%36", "%37", MYNS_D32(0)
 #define MYNS_RS128 128, 64, MYNS_R64, "{%64,%65,%66,%67}", "%68", "%69", MYNS_D32(0), MYNS_D32(32)
+#define MYNS_RS192 192, 96, MYNS_R96, "{%96,%97,%98,%99}", "%100", "%101", MYNS_D32(0), MYNS_D32(32), MYNS_D32(64)
 #define MYNS_RS256 256, 128, MYNS_R128, "{%128,%129,%130,%131}", "%132", "%133", MYNS_D32(0), MYNS_D32(32), MYNS_D32(64), MYNS_D32(96)
 #define MYNS_WGMMA_RS(...) MYNS_WGMMA_RS_(__VA_ARGS__)
 #define MYNS_WGMMA_RS_(N, NACC, REGS, A, DB, SC, ...)                                                      \
@@ -223,6 +229,7 @@ MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_NOTRANS, MYNS_N256)
 template <int N> struct WgmmaRS;
 MYNS_WGMMA_RS(MYNS_RS64)
 MYNS_WGMMA_RS(MYNS_RS128)
+MYNS_WGMMA_RS(MYNS_RS192)
 MYNS_WGMMA_RS(MYNS_RS256)
 
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
@@ -350,15 +357,14 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           }
           if (cl > 1) {
             // This block's half of B, into both blocks (the tensor map's
-            // K-major box is then BN / 2 rows).
+            // K-major box is then BN / 2 rows; N-major, the 64-wide boxes
+            // alternate between the ranks: 2 and 1 of BN = 192).
             if constexpr (B_K) {
               tma_load_mc(b_stage(s) + rank * (L::B_BYTES / 2), tmB, full(s), k, t.n0 + rank * (BN / 2), t.bz, 0x3);
             } else {
 #pragma unroll
-              for (int j = 0; j < BN / 128; ++j) {
-                const int box = rank * (BN / 128) + j;
+              for (int box = rank; box < BN / 64; box += 2)
                 tma_load_mc(b_stage(s) + box * BK * 128, tmB, full(s), t.n0 + box * 64, k, t.bz, 0x3);
-              }
             }
           } else if constexpr (B_K) {
             tma_load(b_stage(s), tmB, full(s), k, t.n0, t.bz);
@@ -552,7 +558,9 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
             // before any store: interleaved, each load waited behind the
             // store before it (the compiler cannot tell they never overlap),
             // which doubled the time of FLCE's weight-gradient products.
-            constexpr int G = BN / 8 < 64 / (int)sizeof(P) ? BN / 8 : 64 / (int)sizeof(P);
+            // (A group size that divides BN / 8: 24 for BN = 192.)
+            constexpr int G0 = BN / 8 < 64 / (int)sizeof(P) ? BN / 8 : 64 / (int)sizeof(P);
+            constexpr int G = (BN / 8) % G0 == 0 ? G0 : 8;
 #pragma unroll
             for (int j0 = 0; j0 < BN / 8; j0 += G) {
               P old0[G], old1[G];

@@ -189,10 +189,18 @@ pub(crate) fn wg_cluster(t: &WgTile, m: i64) -> i64 {
 /// 4088, whose B rows are not 128-byte aligned: 1.2x; 128 tiles of 4096 x
 /// 4096 x 1024: 1.07x), about as fast with an N-major B, and slower on 128
 /// tiles with it (2048^3: 4%), on short K (32 x 512^3: 7%) and on 128-wide
-/// tiles of products up to 1024^3.
+/// tiles of products up to 1024^3. On the 192-wide tile (--only wide192)
+/// pairs ran faster on up to two waves of tiles (3000 x 1000 x 2000: 1.04x
+/// with an N-major B, 1.22x with a K-major one) and with misaligned B rows
+/// (4096 x 4096 x 4088: 1.35x), and 5-10% slower on many waves (LM heads).
 fn wg_cluster_auto(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, sms: i64, ops: Operands) -> i64 {
     let tiles = wg_tiles(m, n, batch, t.bn);
-    if t.bn == 256 && k > 512 && (tiles > sms || (ops.b_k && 2 * tiles > sms)) {
+    let pairs = match t.bn {
+        256 => tiles > sms || (ops.b_k && 2 * tiles > sms),
+        192 => ops.misaligned || tiles <= 2 * sms,
+        _ => false,
+    };
+    if pairs && k > 512 {
         wg_cluster(t, m)
     } else {
         1
@@ -244,7 +252,11 @@ fn wg_tiles(m: i64, n: i64, batch: i64, bn: i64) -> i64 {
 /// traffic costs about 1.2 such units on the H100 (3.7e12 multiply-adds per
 /// SM per second against 3 TB/s). Efficiencies and costs fitted to the H100
 /// sweep in bench/explore (run 1: bf16, 23 shapes; the choice is within 8%
-/// of the best variant there except M = 32): 128 x 256 1.0, 128 x 128 0.80,
+/// of the best variant there except M = 32): 128 x 256 1.0, 128 x 192 1.03
+/// with a K-major B and 0.97 with an N-major one (--only wide192: per
+/// multiply-add 0-2% faster than 256 with an N-major B, up to 9% with a
+/// K-major one, where its 4 stages beat 256's 3; the 0.97 keeps the
+/// better-measured 256 where the model sees them within 3%), 128 x 128 0.80,
 /// 128 x 64 0.55, ping-pong a little below cooperative (the turn-taking costs
 /// more than the hidden epilogue saves at these sizes).
 ///
@@ -263,12 +275,15 @@ pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i6
     let tiles = wg_tiles(m, n, batch, t.bn) * splits;
     let eff = match (t.bn, t.pingpong) {
         (256, _) => 1.0,
+        (192, _) if ops.b_k => 1.03,
+        (192, _) => 0.97,
         (128, false) => 0.80,
         (128, true) => 0.78,
         (_, false) => 0.55,
         (_, true) => 0.52,
     } * match (ops.misaligned, t.bn) {
         (false, _) | (true, 256) => 1.0,
+        (true, 192) => 0.85,
         (true, 128) => 0.7,
         (true, _) => 0.49,
     };
@@ -337,14 +352,20 @@ pub(crate) fn wg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64,
 /// until the blocks fill the SMs (on the H100, M = 128, K = N = 4096: 0.86
 /// to 0.89 of cuBLAS on 128-wide tiles in 4 splits, 0.65 unsplit, 0.46 on
 /// 256-wide ones). Problems that would then still leave most SMs idle, and
-/// wider ones, take the widths that make blocks for 3/4 of the SMs.
-/// `m`, `n` are those of the transposed problem.
+/// wider ones, take of the widths that make blocks for 3/4 of the SMs the
+/// one with the least modelled time (`wg_cost`: whole waves; on the H100,
+/// 3000 x 1000 x 2000 ran 1.2x faster on 192-wide tiles, two full waves,
+/// than on 256-wide ones). `m`, `n` are those of the transposed problem.
 pub(crate) fn wg_reg(m: i64, n: i64, k: i64, batch: i64, sms: i64) -> WgPlan {
     let tiles = |bn: i64| wg_tiles(m, n, batch, bn);
     let splits_for = |count: i64| if 2 * count >= sms { 1 } else { (sms / count).min(k / 1024).max(1) };
     let bn = match WG.iter().rev().find(|t| t.bn >= n) {
         Some(t) if 2 * tiles(t.bn) * splits_for(tiles(t.bn)) >= sms => t.bn,
-        _ => WG.iter().find(|t| 4 * tiles(t.bn) >= 3 * sms).unwrap_or(&WG[WG.len() - 1]).bn,
+        _ => {
+            let cost = |t: &WgTile| wg_cost(t, m, n, k, batch, 1, sms, 4, Operands { b_k: true, misaligned: false });
+            let full = WG.iter().filter(|t| 4 * tiles(t.bn) >= 3 * sms);
+            full.min_by(|x, y| cost(x).total_cmp(&cost(y))).unwrap_or(&WG[WG.len() - 1]).bn
+        }
     };
     let tile = *WG.iter().find(|t| t.bn == bn).unwrap_or(&WG[0]);
     WgPlan { tile, splits: splits_for(tiles(bn)), a_reg: true, cluster: 1 }
@@ -531,10 +552,20 @@ mod tests {
         }
         assert_eq!(wg_forced("wgp128", Some(2), 512, 512, 512, 1, 2, SMS, KN).map(|p| (p.tile, p.splits)), Some((WGP[0], 2)));
         // An MN-major operand whose k-lines are not 128-byte aligned favours wide
-        // tiles (H100, bench/explore --only planner3): 3000 x 1000 x 2000 on the
-        // 256-wide tile, 1000^3 on the 128-wide one (aligned, 1024^3 takes 64).
-        assert_eq!(wg_auto(3000, 2000, 1000, 1, 2, SMS, KN_OFF).unwrap().tile.bn, 256);
-        assert_eq!(wg_auto(3000, 2000, 1000, 1, 2, SMS, KN).unwrap().tile.bn, 128);
+        // tiles (H100, bench/explore --only planner3): 1000^3 on the 128-wide
+        // tile (aligned, 1024^3 takes 64). 3000 x 2000 outputs: 192-wide tiles,
+        // two full waves.
+        assert_eq!(wg_auto(3000, 2000, 1000, 1, 2, SMS, KN_OFF).unwrap().tile.bn, 192);
+        assert_eq!(wg_auto(3000, 2000, 1000, 1, 2, SMS, KN).unwrap().tile.bn, 192);
+        assert_eq!(wg_auto(3000, 2000, 1000, 1, 2, SMS, NK).map(|p| (p.tile.bn, p.cluster)), Some((192, 2)));
+        assert_eq!(wg_forced("wg192c1", None, 3000, 2000, 1000, 1, 2, SMS, KN).map(|p| (p.tile.bn, p.cluster)), Some((192, 1)));
+        for (m, n, k) in [(4096, 4096, 4096), (2048, 2048, 2048), (4096, 4096, 14336), (8192, 4096, 14336)] {
+            assert_eq!(wg_auto(m, n, k, 1, 2, SMS, KN).unwrap().tile.bn, 256, "{m} {n} {k}");
+        }
+        // Whole waves: LM heads and the widest MLP projection on 192-wide tiles, alone.
+        for (m, n, k) in [(2048, 32000, 4096), (2048, 128256, 4096), (8192, 14336, 4096)] {
+            assert_eq!(wg_auto(m, n, k, 1, 2, SMS, NK).map(|p| (p.tile.bn, p.cluster)), Some((192, 1)), "{m} {n} {k}");
+        }
         assert_eq!(wg_auto(1000, 1000, 1000, 1, 2, SMS, KN_OFF).unwrap().tile.bn, 128);
         assert_eq!(wg_auto(1024, 1024, 1024, 1, 2, SMS, KN).unwrap().tile.bn, 64);
         // Clusters: pairs of blocks on tiles of 128 columns and more, with two rows of tiles.
@@ -555,7 +586,8 @@ mod tests {
         // The tiles fit the H100's shared memory and the 64-wide MN-major boxes.
         assert!(WG.iter().chain(WGP.iter()).all(|t| t.smem(2).max(t.smem(4)) <= 227 * 1024 && t.bn % 64 == 0));
         // TF32 tiles keep the stages the 16-bit ones give up for the output tile.
-        assert_eq!((WG[0].stages_for(2), WG[0].stages_for(4), WG[1].stages_for(4), WGP[0].stages_for(4)), (3, 4, 6, 6));
+        assert_eq!((WG[0].stages_for(2), WG[0].stages_for(4), WG[2].stages_for(4), WGP[0].stages_for(4)), (3, 4, 6, 6));
+        assert_eq!((WG[1].bn, WG[1].stages_for(2), WG[1].stages_for(4)), (192, 4, 5));
     }
 
     #[test]
@@ -566,6 +598,10 @@ mod tests {
         let p = wg_reg_forced("wgr64", None, 4096, 128, 4096, 1, SMS).unwrap();
         assert_eq!((p.tile.bn, p.splits), (64, 1));
         assert_eq!(wg_reg_forced("wg64", None, 4096, 128, 4096, 1, SMS), None);
+        // Large problems: the width with the fewest whole waves of work.
+        assert_eq!(wg_reg(2000, 3000, 1000, 1, SMS).tile.bn, 192);
+        assert_eq!(wg_reg(2048, 2048, 2048, 1, SMS).tile.bn, 256);
+        assert_eq!(wg_reg(4096, 4096, 4096, 1, SMS).tile.bn, 256);
     }
 
     #[test]

@@ -91,10 +91,13 @@ pub const WG_BM: i64 = 128;
 pub const WG_BK_BYTES: i64 = 128;
 pub const WG_THREADS: u32 = 384;
 
-/// Cooperative tiles, widest first (their names: `wg256`, `wg128`, `wg64`).
-/// (Their output tile takes shared memory too: see `smem`.)
-pub const WG: [WgTile; 3] = [
+/// Cooperative tiles, widest first (their names: `wg256`, `wg192`, `wg128`,
+/// `wg64`). (Their output tile takes shared memory too: see `smem`.) The
+/// 192-wide tile is for wave quantization: 3000 x 2000 outputs make 264 of
+/// its tiles, two full waves on 132 SMs, where 256-wide ones make 1.45.
+pub const WG: [WgTile; 4] = [
     WgTile { bn: 256, stages: 3, pingpong: false },
+    WgTile { bn: 192, stages: 4, pingpong: false },
     WgTile { bn: 128, stages: 5, pingpong: false },
     WgTile { bn: 64, stages: 8, pingpong: false },
 ];

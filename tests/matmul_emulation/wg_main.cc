@@ -63,15 +63,16 @@ static int fails = 0, cases = 0;
 // The kernels by schedule, tile width and layout (kk, kn, mk, mn), as
 // src/gemm/tiles.rs lists them.
 #define WG_LAY(kind, BN, dt) {mm_##kind##BN##_##dt##_kk, mm_##kind##BN##_##dt##_kn, mm_##kind##BN##_##dt##_mk, mm_##kind##BN##_##dt##_mn}
-static const WgKern coop[2][3][4] = {{WG_LAY(wg, 256, bf16), WG_LAY(wg, 128, bf16), WG_LAY(wg, 64, bf16)},
-                                     {WG_LAY(wg, 256, f16), WG_LAY(wg, 128, f16), WG_LAY(wg, 64, f16)}};
+static const WgKern coop[2][4][4] = {{WG_LAY(wg, 256, bf16), WG_LAY(wg, 192, bf16), WG_LAY(wg, 128, bf16), WG_LAY(wg, 64, bf16)},
+                                     {WG_LAY(wg, 256, f16), WG_LAY(wg, 192, f16), WG_LAY(wg, 128, f16), WG_LAY(wg, 64, f16)}};
 static const WgKern pingpong[2][2][4] = {{WG_LAY(wgp, 128, bf16), WG_LAY(wgp, 64, bf16)}, {WG_LAY(wgp, 128, f16), WG_LAY(wgp, 64, f16)}};
-static const WgKern tf32_kk[3] = {mm_wg256_tf32_kk, mm_wg128_tf32_kk, mm_wg64_tf32_kk};
+static const WgKern tf32_kk[4] = {mm_wg256_tf32_kk, mm_wg192_tf32_kk, mm_wg128_tf32_kk, mm_wg64_tf32_kk};
+static int width_index(int bn) { return bn == 256 ? 0 : bn == 192 ? 1 : bn == 128 ? 2 : 3; }
 template <class T> WgKern pick(int bn, bool pp, bool a_k, bool b_k) {
-  const int w = bn == 256 ? 0 : bn == 128 ? 1 : 2;
+  const int w = width_index(bn);
   if (std::is_same<T, float>::value) return tf32_kk[w];
   const int dt = std::is_same<T, __half>::value, lay = (!a_k) * 2 + !b_k;
-  return pp ? pingpong[dt][w - 1][lay] : coop[dt][w][lay];
+  return pp ? pingpong[dt][w - 2][lay] : coop[dt][w][lay];
 }
 
 // One product on the Hopper kernel as src/gemm/sm90.rs runs it: a K- or
@@ -126,7 +127,7 @@ void run_case(int bn, bool pp, bool a_k, bool b_k, int batch, int M, int K, int 
 // runs it: c^T = b^T a^T with b row-major (N-contiguous) read through
 // registers, a copied K-major and rounded to nearest (here on the host),
 // split-K partials stored [N][M] and summed in that order.
-static const WgKern reg_kernels[3] = {mm_wgr256_tf32, mm_wgr128_tf32, mm_wgr64_tf32};
+static const WgKern reg_kernels[4] = {mm_wgr256_tf32, mm_wgr192_tf32, mm_wgr128_tf32, mm_wgr64_tf32};
 void run_case_reg(int bn, int batch, int M, int K, int N, int splits = 1) {
   std::mt19937 rng(M * 7 + K * 13 + N + batch + 1); std::normal_distribution<float> nd;
   auto r4 = [](int x) { return (x + 3) / 4 * 4; };
@@ -149,7 +150,7 @@ void run_case_reg(int bn, int batch, int M, int K, int N, int splits = 1) {
   CUtensorMap ta = make_map(B.data(), N, K, batch, sbk * 4, bstride(sbb, (uint64_t)K * sbk), 32, 32, 4);
   CUtensorMap tb = make_map(Ar.data(), K, M, batch, ld * 4, bstride(p.sbb, (uint64_t)M * ld), 32, bn, 4);
   unsigned tiles = (unsigned)(((N + 127) / 128) * ((M + bn - 1) / bn) * batch * p.splits);
-  launch(reg_kernels[bn == 256 ? 0 : bn == 128 ? 1 : 2], tiles < 2 ? tiles : 2, 1, ta, tb, p);
+  launch(reg_kernels[width_index(bn)], tiles < 2 ? tiles : 2, 1, ta, tb, p);
   if (p.splits > 1)  // mm_splitk_reduce with ws_nm: partial (r, n) of C' at n * M' + r
     for (int bz = 0; bz < batch; ++bz) for (int n = 0; n < M; ++n) for (int r = 0; r < N; ++r) {
       float acc = 0; for (int s = 0; s < p.splits; ++s) acc += ws[((size_t)bz * p.splits + s) * M * N + (size_t)n * N + r];
@@ -176,9 +177,9 @@ int main(int argc, char** argv) {
   // once per width; edges in M, N and K; batches.
   int shapes[][4] = {{1, 1, 1, 1}, {1, 130, 72, 300}, {2, 70, 100, 260}, {1, 200, 330, 513}};
   int l = 0;
-  for (int bn : {256, 128, 64})
+  for (int bn : {256, 192, 128, 64})
     for (auto& s : shapes) {
-      if (!big && bn != 256 && s[0] * s[1] * s[3] > 70000) continue;
+      if (!big && bn != 256 && bn != 192 && s[0] * s[1] * s[3] > 70000) continue;
       for (int rep = 0; rep < (big ? 4 : 1); ++rep, ++l) {
         const bool a_k = (l & 2) == 0, b_k = (l & 1) == 0;
         run_case<__nv_bfloat16>(bn, false, a_k, b_k, s[0], s[1], s[2], s[3], ubf);
@@ -204,7 +205,7 @@ int main(int argc, char** argv) {
   run_case<__half>(128, true, true, true, 1, 200, 330, 513, uh, 0, 4, 1);
   // Register-A tf32: every width, edges in M, N and K, batches, split-K.
   int reg_shapes[][4] = {{1, 1, 1, 1}, {1, 130, 72, 300}, {2, 70, 100, 260}, {1, 17, 40, 129}};
-  for (int bn : {256, 128, 64})
+  for (int bn : {256, 192, 128, 64})
     for (auto& s : reg_shapes) {
       if (!big && bn != 128 && s[1] > 100) continue;
       run_case_reg(bn, s[0], s[1], s[2], s[3]);
