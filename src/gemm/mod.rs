@@ -22,7 +22,7 @@
 //! once in `tiles`. `MYNS_MATMUL_KERNEL` (read once; `myns.set_override` in
 //! tests) forces a choice for testing and tuning: `generic`, a tile name
 //! (`256`, `128`, `64`, `16`), a Hopper tile (`wg` with its automatic width,
-//! `wg256`, `wg128`, `wg64`; ping-pong `wgp`, `wgp128`, `wgp64`; TF32's
+//! `wg256`, `wg192`, `wg128`, `wg64`; ping-pong `wgp`, `wgp128`, `wgp64`; TF32's
 //! register-A form `wgr`, `wgr256`, ...; a Hopper tile ending in `c2` or
 //! `c1` runs in pairs of blocks or alone: `wg256c2`), optionally with a
 //! split count (`64/4`, `wg128/2`), `skinny` (optionally `/<blocks per cluster>`),

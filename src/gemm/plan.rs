@@ -253,10 +253,10 @@ fn wg_tiles(m: i64, n: i64, batch: i64, bn: i64) -> i64 {
 /// SM per second against 3 TB/s). Efficiencies and costs fitted to the H100
 /// sweep in bench/explore (run 1: bf16, 23 shapes; the choice is within 8%
 /// of the best variant there except M = 32): 128 x 256 1.0, 128 x 192 1.03
-/// with a K-major B and 0.97 with an N-major one (--only wide192: per
-/// multiply-add 0-2% faster than 256 with an N-major B, up to 9% with a
-/// K-major one, where its 4 stages beat 256's 3; the 0.97 keeps the
-/// better-measured 256 where the model sees them within 3%), 128 x 128 0.80,
+/// with a K-major B and 1.0 with an N-major one (bench/explore/
+/// matmul_wide_pick.py, interleaved: per multiply-add 0-4% faster than 256,
+/// its 4 stages against 256's 3; 8192^3 1.048 of cuBLAS against 1.024,
+/// LM head 2048 x 4096 x 32000 0.993 against 0.950), 128 x 128 0.80,
 /// 128 x 64 0.55, ping-pong a little below cooperative (the turn-taking costs
 /// more than the hidden epilogue saves at these sizes).
 ///
@@ -267,7 +267,8 @@ fn wg_tiles(m: i64, n: i64, batch: i64, bn: i64) -> i64 {
 /// (--only planner3), 1000^3 ran 1.15x faster on 128-wide tiles than on
 /// 64-wide ones and 3000 x 1000 x 2000 1.19x faster on 256-wide ones than
 /// on 128-wide ones, where the aligned model chose the narrower; factors
-/// 0.7 (128) and 0.49 (64) order every shape of that sweep right.
+/// 0.7 (128) and 0.49 (64) order every shape of that sweep right; 0.8 for
+/// 192 (--only wide192: 1000^3 ran 1.11x faster on 128-wide tiles).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i64, sms: i64, elem: i64, ops: Operands) -> f64 {
     const UNITS_PER_BYTE: f64 = 1.2;
@@ -276,14 +277,14 @@ pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i6
     let eff = match (t.bn, t.pingpong) {
         (256, _) => 1.0,
         (192, _) if ops.b_k => 1.03,
-        (192, _) => 0.97,
+        (192, _) => 1.0,
         (128, false) => 0.80,
         (128, true) => 0.78,
         (_, false) => 0.55,
         (_, true) => 0.52,
     } * match (ops.misaligned, t.bn) {
         (false, _) | (true, 256) => 1.0,
-        (true, 192) => 0.85,
+        (true, 192) => 0.8,
         (true, 128) => 0.7,
         (true, _) => 0.49,
     };
@@ -362,10 +363,11 @@ pub(crate) fn wg_reg(m: i64, n: i64, k: i64, batch: i64, sms: i64) -> WgPlan {
     let bn = match WG.iter().rev().find(|t| t.bn >= n) {
         Some(t) if 2 * tiles(t.bn) * splits_for(tiles(t.bn)) >= sms => t.bn,
         _ => {
-            // Costed as with an N-major B: on the register-A kernels the
-            // 192-wide tile is no faster per multiply-add than the 256-wide
-            // one (H100, 8192^3: 274 against 308 TFLOP/s, 21 waves against 16).
-            let cost = |t: &WgTile| wg_cost(t, m, n, k, batch, 1, sms, 4, Operands::default());
+            // On the register-A kernels the 192-wide tile is slower per
+            // multiply-add than the 256-wide one (H100, 8192^3: 274 against
+            // 308 TFLOP/s, 21 waves against 16): a 10% handicap.
+            let handicap = |t: &WgTile| if t.bn == 192 { 1.1 } else { 1.0 };
+            let cost = |t: &WgTile| wg_cost(t, m, n, k, batch, 1, sms, 4, Operands::default()) * handicap(t);
             let full = WG.iter().filter(|t| 4 * tiles(t.bn) >= 3 * sms);
             full.min_by(|x, y| cost(x).total_cmp(&cost(y))).unwrap_or(&WG[WG.len() - 1]).bn
         }
@@ -539,8 +541,11 @@ mod tests {
 
     #[test]
     fn hopper_tiles() {
-        // Large squares: a 256-wide cooperative tile, no split.
+        // Large squares: a 192- or 256-wide cooperative tile (the fewer
+        // whole waves), no split.
         let p = wg_auto(8192, 8192, 8192, 1, 2, SMS, KN).unwrap();
+        assert_eq!((p.tile.bn, p.splits), (192, 1));
+        let p = wg_auto(4096, 4096, 4096, 1, 2, SMS, KN).unwrap();
         assert_eq!((p.tile.bn, p.splits), (256, 1));
         // Few rows: the mma.sync kernels (or the skinny one) instead.
         assert_eq!(wg_auto(16, 4096, 4096, 1, 2, SMS, KN), None);
