@@ -28,11 +28,13 @@
 // stage is then free only when the consumers of both blocks are done with
 // it, so consumers arrive on both blocks' empty barriers.
 //
-// Output: cooperative 16-bit kernels with an aligned, unit-stride output
+// Output: cooperative 16-bit kernels with a unit-stride output
 // (`p.tma_store`, set by src/gemm/sm90.rs) write each consumer's 64 x BN
-// half into shared memory and store it with TMA, then go straight on to the
-// next tile while the copy engine writes it out; the others store from
-// registers.
+// half into shared memory; with 16-byte aligned rows (1) they store it with
+// TMA and go straight on to the next tile while the copy engine writes it
+// out; with other rows (2: N = 4095, a vocabulary of 32001), which TMA
+// cannot address, the warps copy it out a row at a time, 32 consecutive
+// elements per warp store. The others store from registers.
 //
 // TF32 reads K-major operands only (`mm_wg<BN>_tf32_kk`), and also comes
 // with an M-contiguous A (`mm_wgr<BN>_tf32`): wgmma reads TF32 from shared
@@ -490,7 +492,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           // past the edges.
           const uint32_t cbuf = c_base + cw * (64 * BN * 2);
           const bool leader = tid % 128 == 0;
-          if (leader) tma_store_wait_read();  // the last tile's stores are done with the buffer
+          if (leader && p.tma_store == 1) tma_store_wait_read();  // the last tile's stores are done with the buffer
           bar_sync(1 + cw, 128);
           const int mi = lane / 8, row = warp * 16 + (mi & 1) * 8 + lane % 8;
 #pragma unroll
@@ -500,12 +502,31 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
             const float* v = &d[0][8 * jj];
             stmatrix4(addr, pack2<T>(v[0], v[1]), pack2<T>(v[2], v[3]), pack2<T>(v[4], v[5]), pack2<T>(v[6], v[7]));
           }
-          fence_async_smem();
-          bar_sync(1 + cw, 128);
-          if (leader) {
+          if (p.tma_store == 1) {
+            fence_async_smem();
+            bar_sync(1 + cw, 128);
+            if (leader) {
 #pragma unroll
-            for (int b = 0; b < BN / 64; ++b) tma_store(tmC, cbuf + b * 8192, n0 + 64 * b, m0 + cw * 64, t.bz);
-            tma_store_commit();
+              for (int b = 0; b < BN / 64; ++b) tma_store(tmC, cbuf + b * 8192, n0 + 64 * b, m0 + cw * 64, t.bz);
+              tma_store_commit();
+            }
+            continue;
+          }
+          // Rows TMA cannot address: element e of the half is row e / BN,
+          // column e % BN, so a warp's 32 stores are consecutive in a row
+          // (and its shared-memory reads fall in one 128-byte line). The
+          // next tile's first barrier keeps its stmatrix off this buffer
+          // until every thread here has read it.
+          bar_sync(1 + cw, 128);
+          const unsigned char* cb = smem_raw + (cbuf - raw);
+          T* c = static_cast<T*>(p.c) + (int64_t)t.bz * p.scb;
+          const int64_t r0 = m0 + cw * 64;
+          for (int e = tid % 128; e < 64 * BN; e += 128) {
+            const int row = e / BN, col = e % BN;
+            if (r0 + row < M && n0 + col < N) {
+              const uint32_t off = (col / 64) * 8192 + row * 128 + ((((col % 64) / 8) ^ (row & 7)) << 4) + (col % 8) * 2;
+              c[(r0 + row) * p.scm + n0 + col] = *reinterpret_cast<const T*>(cb + off);
+            }
           }
           continue;
         }
@@ -629,7 +650,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     }
   }
   // The output's last TMA stores complete before the block leaves.
-  if (!PP && !A_REG && p.tma_store && wg > 0 && tid % 128 == 0) tma_store_wait();
+  if (!PP && !A_REG && p.tma_store == 1 && wg > 0 && tid % 128 == 0) tma_store_wait();
   // A block leaves only when its peer is done arriving on its barriers.
   if (cl > 1) {
     __syncwarp();

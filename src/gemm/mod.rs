@@ -95,8 +95,9 @@ pub(crate) struct GemmParams {
     /// 1: `c += a @ b` (every kernel's epilogue, or the split-K reduction,
     /// reads the old element and adds it before the one rounding); 0: `c = a @ b`.
     beta: i64,
-    /// Nonzero: the Hopper cooperative 16-bit kernels store the output
-    /// through shared memory and TMA (`sm90::launch` decides).
+    /// Nonzero: the Hopper cooperative 16-bit kernels stage the output in
+    /// shared memory, then store it with TMA (1) or with the warps (2: rows
+    /// TMA cannot address); `sm90::launch` decides.
     tma_store: i64,
 }
 
