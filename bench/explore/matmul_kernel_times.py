@@ -21,6 +21,7 @@ from torch.profiler import ProfilerActivity, profile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import myns  # noqa: E402
+from matmul_variants import operands  # noqa: E402
 
 SHAPES = [  # (kind, M, K, N, b layout)
     ("bf16", 512, 512, 512, "kn"),
@@ -33,7 +34,6 @@ SHAPES = [  # (kind, M, K, N, b layout)
     ("tf32", 2048, 2048, 2048, "kn"),
     ("f32", 4096, 4096, 4096, "kn"),
 ]
-DT = {"bf16": torch.bfloat16, "tf32": torch.float32, "f32": torch.float32}
 
 
 def kernel_times(fn, calls):
@@ -58,8 +58,7 @@ def main():
     args = ap.parse_args()
     for kind, m, k, n, lay in SHAPES:
         torch.backends.cuda.matmul.allow_tf32 = kind == "tf32"
-        a = torch.randn(m, k, device="cuda", dtype=DT[kind])
-        b = torch.randn(n, k, device="cuda", dtype=DT[kind]).t() if lay == "nk" else torch.randn(k, n, device="cuda", dtype=DT[kind])
+        a, b = operands(kind, 1, m, k, n, lay)
         flop = 2.0 * m * n * k
         for name, fn in [("myns", lambda: myns.matmul(a, b)), ("torch", lambda: torch.matmul(a, b))]:
             per = kernel_times(fn, args.calls)

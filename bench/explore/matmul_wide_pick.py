@@ -20,6 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import myns  # noqa: E402
 from bench_matmul import bound_share  # noqa: E402
+from matmul_variants import operands  # noqa: E402
 
 # (batch, M, K, N, b layout): "nk" is x @ W^T with W [N, K].
 SHAPES = [
@@ -45,12 +46,7 @@ def main():
     args = ap.parse_args()
     for batch, m, k, n, lay in SHAPES:
         torch.manual_seed(m + k + n)
-        shape_a = (m, k) if batch == 1 else (batch, m, k)
-        a = torch.randn(shape_a, device="cuda", dtype=torch.bfloat16)
-        if lay == "nk":
-            b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16).t()
-        else:
-            b = torch.randn((k, n) if batch == 1 else (batch, k, n), device="cuda", dtype=torch.bfloat16)
+        a, b = operands("bf16", batch, m, k, n, lay)
         mm = myns.bmm if batch > 1 else myns.matmul
         flop = 2.0 * batch * m * k * n
         times = {v: [] for v in VARIANTS + ["cublas"]}

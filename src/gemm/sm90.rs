@@ -177,6 +177,26 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     let bk = plan::wg_bk(dtype.size() as i64);
     let _ws = set_splits(&mut q, plan.splits, bk, device)?;
     q.ws_nm = plan.a_reg as i64;
+    // Cooperative 16-bit tiles stage a plain unit-stride output in shared
+    // memory, then store it with TMA (1) where its rows are 16-byte aligned,
+    // else with the warps (2: on the H100 an odd pitch stored from registers,
+    // two bytes at a time across eight rows per warp store, cost N = 4095 a
+    // quarter of its aligned neighbour's throughput).
+    let out_ok = |s: i64| (s * dtype.size() as i64) % 16 == 0;
+    let staged = !plan.tile.pingpong
+        && !plan.a_reg
+        && dtype != DType::F32
+        && q.splits == 1
+        && q.beta == 0
+        && q.scn == 1
+        && q.scm >= q.n
+        && overrides::get(Knob::MatmulTmaStore).as_deref() != Some("off");
+    let tma_ok = out_ok(q.scm) && (q.batch == 1 || out_ok(q.scb)) && q.c.is_multiple_of(16);
+    q.tma_store = match (staged, tma_ok) {
+        (false, _) => 0,
+        (true, true) => 1,
+        (true, false) => 2,
+    };
     let q = &q;
     let (m, n, k, batch) = (q.m as u64, q.n as u64, q.k as u64, q.batch as u64);
     let (es, bk, bn) = (dtype.size() as u64, bk as u32, plan.tile.bn);
@@ -199,28 +219,6 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
         // 64 N-elements (128 bytes) per box row: 16-bit types only.
         tensor_map(dtype, q.b, [n, k, batch], [q.sbk as u64 * es, bstride(q.sbb, k * q.sbk as u64)], [64, bk, 1])?
     };
-    // Cooperative 16-bit tiles stage a plain unit-stride output in shared
-    // memory, then store it with TMA (1) where its rows are 16-byte aligned,
-    // else with the warps (2: on the H100 an odd pitch stored from registers,
-    // two bytes at a time across eight rows per warp store, cost N = 4095 a
-    // quarter of its aligned neighbour's throughput).
-    let mut q = *q;
-    let out_ok = |s: i64| (s as u64 * es).is_multiple_of(16);
-    let staged = !plan.tile.pingpong
-        && !plan.a_reg
-        && dtype != DType::F32
-        && q.splits == 1
-        && q.beta == 0
-        && q.scn == 1
-        && q.scm >= q.n
-        && overrides::get(Knob::MatmulTmaStore).as_deref() != Some("off");
-    let tma_ok = out_ok(q.scm) && (batch == 1 || out_ok(q.scb)) && q.c.is_multiple_of(16);
-    q.tma_store = match (staged, tma_ok) {
-        (false, _) => 0,
-        (true, true) => 1,
-        (true, false) => 2,
-    };
-    let q = &q;
     let tm_c = if q.tma_store == 1 {
         tensor_map(dtype, q.c, [n, m, batch], [q.scm as u64 * es, bstride(q.scb, m * q.scm as u64)], [64, 64, 1])? // one consumer's 64-row half
     } else {
