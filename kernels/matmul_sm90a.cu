@@ -33,8 +33,8 @@
 // half into shared memory; with 16-byte aligned rows (1) they store it with
 // TMA and go straight on to the next tile while the copy engine writes it
 // out; with other rows (2: N = 4095, a vocabulary of 32001), which TMA
-// cannot address, the warps copy it out a row at a time, 32 consecutive
-// elements per warp store. The others store from registers.
+// cannot address, each row shifted to its global alignment, its aligned
+// middle written by a bulk copy and its ends by the threads. The others store from registers.
 //
 // TF32 reads K-major operands only (`mm_wg<BN>_tf32_kk`), and also comes
 // with an M-contiguous A (`mm_wgr<BN>_tf32`): wgmma reads TF32 from shared
@@ -65,10 +65,12 @@ template <int BN, bool PP, bool OUT16> struct Tile {
   static constexpr int BASE_STAGES = PP ? MYNS_WGP_STAGES(BN) : MYNS_WG_STAGES(BN);
   static_assert(BASE_STAGES > 0, "no such tile in src/gemm/tiles.rs");
   static constexpr int A_BYTES = BM * BK_BYTES, B_BYTES = BN * BK_BYTES, STAGE_BYTES = A_BYTES + B_BYTES;
-  // Cooperative 16-bit tiles: the output tile, for TMA stores; cooperative
-  // TF32 tiles spend that shared memory on more stages (WgTile::stages_for).
-  static constexpr int OUT_BYTES = BM * BN * 2;
-  static constexpr int C_BYTES = !PP && OUT16 ? OUT_BYTES : 0;
+  // Cooperative 16-bit tiles: the output tile, its rows C_PITCH bytes apart
+  // (16 more than a row: a row the warps store starts at its global
+  // address's offset from a 16-byte boundary); cooperative TF32 tiles spend
+  // that shared memory on more stages (WgTile::stages_for).
+  static constexpr int OUT_BYTES = BM * BN * 2, C_PITCH = BN * 2 + 16;
+  static constexpr int C_BYTES = !PP && OUT16 ? BM * C_PITCH : 0;
   static constexpr int STAGES = BASE_STAGES + (!PP && !OUT16 ? OUT_BYTES / STAGE_BYTES : 0);
   // As WgTile::smem in src/gemm/tiles.rs: the stages, the output tile, 1024
   // bytes to align them (128-byte swizzle), full/empty barriers per stage,
@@ -129,6 +131,15 @@ __device__ __forceinline__ void bar_sync(int id, int count) {
 // gives the address of row l % 8 of matrix l / 8.
 __device__ __forceinline__ void stmatrix4(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
   asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+// 32 and 16 bits into shared memory.
+__device__ __forceinline__ void sts32(uint32_t addr, uint32_t v) { asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory"); }
+__device__ __forceinline__ void sts16(uint32_t addr, uint16_t v) { asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(addr), "h"(v) : "memory"); }
+// `bytes` (a multiple of 16) from shared memory to global memory, both
+// 16-byte aligned, by the copy engine (a bulk group, as tma_store).
+__device__ __forceinline__ void bulk_store(void* dst, uint32_t src, uint32_t bytes) {
+  asm volatile("{\n.reg .u64 g;\ncvta.to.global.u64 g, %0;\ncp.async.bulk.global.shared::cta.bulk_group [g], [%1], %2;\n}\n" ::"l"(dst), "r"(src), "r"(bytes)
                : "memory");
 }
 // Shared-memory writes before it are visible to TMA after it.
@@ -486,23 +497,25 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       // d[4j + {2,3}] row g + 8 (A_REG: rows pr and pr + 1).
       if constexpr (!PP && !A_REG && sizeof(T) == 2) {
         if (p.tma_store) {
-          // This consumer's 64 x BN half as BN / 64 boxes of 64 x 64
-          // (128-byte swizzle: 16-byte chunk c of row r at c ^ (r % 8)),
-          // four 8 x 8 matrices per 16 columns; TMA leaves out what lies
-          // past the edges.
-          const uint32_t cbuf = c_base + cw * (64 * BN * 2);
+          const uint32_t cbuf = c_base + cw * (64 * L::C_PITCH);  // 1024-aligned: 64 * C_PITCH = 128 BN + 1024
           const bool leader = tid % 128 == 0;
-          if (leader && p.tma_store == 1) tma_store_wait_read();  // the last tile's stores are done with the buffer
+          // The last tile's copies are done reading the buffer (in mode 2
+          // every thread may have issued some).
+          if (leader || p.tma_store == 2) tma_store_wait_read();
           bar_sync(1 + cw, 128);
-          const int mi = lane / 8, row = warp * 16 + (mi & 1) * 8 + lane % 8;
-#pragma unroll
-          for (int jj = 0; jj < BN / 16; ++jj) {
-            const int col = jj * 16 + (mi >> 1) * 8;
-            const uint32_t addr = cbuf + (col / 64) * 8192 + row * 128 + ((((col % 64) / 8) ^ (row & 7)) << 4);
-            const float* v = &d[0][8 * jj];
-            stmatrix4(addr, pack2<T>(v[0], v[1]), pack2<T>(v[2], v[3]), pack2<T>(v[4], v[5]), pack2<T>(v[6], v[7]));
-          }
           if (p.tma_store == 1) {
+            // This consumer's 64 x BN half as BN / 64 boxes of 64 x 64
+            // (128-byte swizzle: 16-byte chunk c of row r at c ^ (r % 8)),
+            // four 8 x 8 matrices per 16 columns; TMA leaves out what lies
+            // past the edges.
+            const int mi = lane / 8, row = warp * 16 + (mi & 1) * 8 + lane % 8;
+#pragma unroll
+            for (int jj = 0; jj < BN / 16; ++jj) {
+              const int col = jj * 16 + (mi >> 1) * 8;
+              const uint32_t addr = cbuf + (col / 64) * 8192 + row * 128 + ((((col % 64) / 8) ^ (row & 7)) << 4);
+              const float* v = &d[0][8 * jj];
+              stmatrix4(addr, pack2<T>(v[0], v[1]), pack2<T>(v[2], v[3]), pack2<T>(v[4], v[5]), pack2<T>(v[6], v[7]));
+            }
             fence_async_smem();
             bar_sync(1 + cw, 128);
             if (leader) {
@@ -512,20 +525,52 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
             }
             continue;
           }
-          // Rows TMA cannot address: element e of the half is row e / BN,
-          // column e % BN, so a warp's 32 stores are consecutive in a row
-          // (and its shared-memory reads fall in one 128-byte line). The
-          // next tile's first barrier keeps its stmatrix off this buffer
-          // until every thread here has read it.
-          bar_sync(1 + cw, 128);
-          const unsigned char* cb = smem_raw + (cbuf - raw);
+          // Rows TMA cannot address (pitch or start off 16 bytes): row r of
+          // the half goes to cbuf + r C_PITCH + s, s being its global
+          // start's offset from a 16-byte boundary, so that its 16-byte
+          // aligned middle is one bulk copy (issued by a thread per row);
+          // the few elements before and after it (under 8 each) are stored
+          // by the threads. Everything asynchronous, as TMA stores.
           T* c = static_cast<T*>(p.c) + (int64_t)t.bz * p.scb;
           const int64_t r0 = m0 + cw * 64;
-          for (int e = tid % 128; e < 64 * BN; e += 128) {
-            const int row = e / BN, col = e % BN;
-            if (r0 + row < M && n0 + col < N) {
-              const uint32_t off = (col / 64) * 8192 + row * 128 + ((((col % 64) / 8) ^ (row & 7)) << 4) + (col % 8) * 2;
-              c[(r0 + row) * p.scm + n0 + col] = *reinterpret_cast<const T*>(cb + off);
+          auto offset = [&](int row) { return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(c + (r0 + row) * p.scm + n0) % 16); };
+          const int ra = warp * 16 + g, rb = ra + 8;
+          const uint32_t sa = offset(ra), sb = offset(rb);
+          const uint32_t pa = cbuf + ra * L::C_PITCH + sa + 4 * t4, pb = cbuf + rb * L::C_PITCH + sb + 4 * t4;
+#pragma unroll
+          for (int j = 0; j < BN / 8; ++j) {
+            const uint32_t va = pack2<T>(d[0][4 * j], d[0][4 * j + 1]), vb = pack2<T>(d[0][4 * j + 2], d[0][4 * j + 3]);
+            if (sa % 4 == 0) {
+              sts32(pa + 16 * j, va);
+            } else {
+              sts16(pa + 16 * j, static_cast<uint16_t>(va));
+              sts16(pa + 16 * j + 2, static_cast<uint16_t>(va >> 16));
+            }
+            if (sb % 4 == 0) {
+              sts32(pb + 16 * j, vb);
+            } else {
+              sts16(pb + 16 * j, static_cast<uint16_t>(vb));
+              sts16(pb + 16 * j + 2, static_cast<uint16_t>(vb >> 16));
+            }
+          }
+          fence_async_smem();
+          bar_sync(1 + cw, 128);
+          // Thread i < 64: row i's middle and head; thread 64 + i its tail.
+          const int row = tid % 64;
+          const int cols = static_cast<int>(min(static_cast<int64_t>(BN), N - n0));
+          if (r0 + row < M) {
+            T* dst = c + (r0 + row) * p.scm + n0;
+            const uint32_t s = offset(row), src = cbuf + row * L::C_PITCH + s;
+            const int head = min(cols, static_cast<int>((16 - s) % 16) / 2), body = (cols - head) / 8 * 8;
+            const unsigned char* sp = smem_raw + (src - raw);
+            if (tid % 128 < 64) {
+              if (body > 0) {
+                bulk_store(dst + head, src + 2 * head, 2 * body);
+                tma_store_commit();
+              }
+              for (int col = 0; col < head; ++col) dst[col] = *reinterpret_cast<const T*>(sp + 2 * col);
+            } else {
+              for (int col = head + body; col < cols; ++col) dst[col] = *reinterpret_cast<const T*>(sp + 2 * col);
             }
           }
           continue;
@@ -650,7 +695,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     }
   }
   // The output's last TMA stores complete before the block leaves.
-  if (!PP && !A_REG && p.tma_store == 1 && wg > 0 && tid % 128 == 0) tma_store_wait();
+  if (!PP && !A_REG && wg > 0 && ((p.tma_store == 1 && tid % 128 == 0) || p.tma_store == 2)) tma_store_wait();
   // A block leaves only when its peer is done arriving on its barriers.
   if (cl > 1) {
     __syncwarp();

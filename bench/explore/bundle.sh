@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Copies what bench/explore/gpu_run.sh needs into DEST (default
-# /work/main/.gpu-mm, the folder the device tool carries): the release
-# library, the Python loader, the matmul tests and benchmarks, a commit stamp.
+# Copies what bench/explore/gpu_run.sh needs into DEST (default build/gpu-mm,
+# git-ignored, for the device tool's carry): the release library built for
+# the GPU machine's torch (`make build TORCH=2.11.0`), the Python loader, the
+# matmul tests and benchmarks, a commit stamp.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-dest=${1:-/work/main/.gpu-mm}
+dest=${1:-build/gpu-mm}
 rm -rf "$dest" && mkdir -p "$dest/tests/python" "$dest/bench/explore"
-cp target/release/libmyns.so "$dest/"
+cp "${LIB:-target/torch2.11.0/release/libmyns.so}" "$dest/"
 cp -r python_loader "$dest/"
 rm -f "$dest"/python_loader/myns/*.so
 cp tests/python/conftest.py tests/python/test_matmul_kernels.py tests/python/test_bmm.py "$dest/tests/python/"

@@ -3,7 +3,11 @@ runs on the GPU (torch.profiler), beside cuBLAS's, on the shapes where the
 do_bench ratio is lowest (small squares, ragged, short K). Separates the
 kernels' own time from the gaps and fixed costs that do_bench also counts.
 
-    python bench/explore/matmul_kernel_times.py [--calls 30]
+    python bench/explore/matmul_kernel_times.py [--calls 30] [--set unaligned]
+
+`--set unaligned`: output rows TMA cannot store (N = 4095, vocabularies
+32001 and 50257) beside their aligned neighbours, each also with
+MYNS_MATMUL_TMA_STORE=off (the output stored from registers).
 
 Operands as bench_matmul.py (a [M, K], b [K, N] row-major, or b = w^T for
 "nk"). Prints per shape and implementation: the kernels with their mean
@@ -36,6 +40,17 @@ SHAPES = [  # (kind, M, K, N, b layout)
 ]
 
 
+UNALIGNED = [
+    ("bf16", 4096, 4096, 4095, "kn"),
+    ("bf16", 4096, 4096, 4096, "kn"),
+    ("bf16", 4096, 4095, 4096, "kn"),
+    ("bf16", 2048, 4096, 32001, "nk"),
+    ("bf16", 2048, 4096, 32000, "nk"),
+    ("bf16", 8192, 4096, 50257, "nk"),
+    ("bf16", 8192, 4096, 50256, "nk"),
+]
+
+
 def kernel_times(fn, calls):
     flush = torch.empty(64 << 20, dtype=torch.int32, device="cuda")
     fn()
@@ -55,12 +70,18 @@ def kernel_times(fn, calls):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--calls", type=int, default=30)
+    ap.add_argument("--set", choices=["default", "unaligned"], default="default")
     args = ap.parse_args()
-    for kind, m, k, n, lay in SHAPES:
+    unaligned = args.set == "unaligned"
+    for kind, m, k, n, lay in UNALIGNED if unaligned else SHAPES:
         torch.backends.cuda.matmul.allow_tf32 = kind == "tf32"
         a, b = operands(kind, 1, m, k, n, lay)
         flop = 2.0 * m * n * k
-        for name, fn in [("myns", lambda: myns.matmul(a, b)), ("torch", lambda: torch.matmul(a, b))]:
+        impls = [("myns", lambda: myns.matmul(a, b), None), ("torch", lambda: torch.matmul(a, b), None)]
+        if unaligned:
+            impls.insert(1, ("myns tma_store=off", lambda: myns.matmul(a, b), "off"))
+        for name, fn, store in impls:
+            myns.set_override("MYNS_MATMUL_TMA_STORE", store)
             per = kernel_times(fn, args.calls)
             total = sum(per.values())
             print(f"{kind} {m}x{k}x{n} {lay} {name}: kernels {total:.1f} us per call ({flop / total / 1e6:.1f} TFLOP/s)")

@@ -106,12 +106,14 @@ pub const WGP: [WgTile; 2] = [WgTile { bn: 128, stages: 6, pingpong: true }, WgT
 
 impl WgTile {
     /// The output tile a cooperative 16-bit kernel keeps in shared memory
-    /// (for its TMA stores); `elem`: bytes per input element.
+    /// (for its TMA and bulk stores), each row 16 bytes longer than its
+    /// elements (a row whose global start is off a 16-byte boundary is
+    /// shifted by that offset); `elem`: bytes per input element.
     pub const fn out_bytes(&self, elem: i64) -> i64 {
         if self.pingpong || elem != 2 {
             0
         } else {
-            WG_BM * self.bn * 2
+            WG_BM * (self.bn * 2 + 16)
         }
     }
     /// Stages of the kernel for `elem`-byte inputs: cooperative TF32 kernels

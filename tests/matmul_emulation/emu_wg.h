@@ -142,18 +142,45 @@ template <int N> struct WgmmaRS {
 };
 
 // Clusters and TMA stores are not emulated: blocks run alone (cluster of
-// one), and wg_main.cc launches with tma_store 0; reaching one is an error.
+// one), and wg_main.cc launches with tma_store 0 or 2 (outputs staged in
+// shared memory, stored by bulk copies and the threads); reaching one is an
+// error.
 inline void emu_unsupported(const char* what) { fprintf(stderr, "FAIL: %s is not emulated\n", what); exit(4); }
 inline uint32_t cluster_size() { return 1; }
 inline uint32_t cluster_rank() { return 0; }
 inline void cluster_sync() { emu_unsupported("cluster_sync"); }
 inline void mbar_arrive_cta(uint32_t, uint32_t) { emu_unsupported("a remote mbarrier arrive"); }
 inline void tma_load_mc(uint32_t, const CUtensorMap*, uint32_t, int, int, int, uint16_t) { emu_unsupported("a multicast TMA load"); }
-inline void bar_sync(int, int) { emu_unsupported("bar.sync"); }
+// The consumers' named barriers span one warpgroup.
+inline void bar_sync(int, int count) {
+  if (count != 128) emu_unsupported("bar.sync over other than a warpgroup");
+  emu_syncwg();
+}
 inline void stmatrix4(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t) { emu_unsupported("stmatrix"); }
-inline void fence_async_smem() { emu_unsupported("fence.proxy.async"); }
+// Outputs stored by the warps (tma_store 2): shared-memory stores, and bulk
+// copies to global memory that land late, at the issuing thread's wait (or
+// the block's end), so a buffer rewritten before its wait shows.
+inline void sts32(uint32_t addr, uint32_t v) {
+  if (addr % 4) { fprintf(stderr, "misaligned st.shared.b32\n"); abort(); }
+  memcpy(emu_window() + addr, &v, 4);
+}
+inline void sts16(uint32_t addr, uint16_t v) {
+  if (addr % 2) { fprintf(stderr, "misaligned st.shared.b16\n"); abort(); }
+  memcpy(emu_window() + addr, &v, 2);
+}
+struct EmuBulk { void* dst; uint32_t src, bytes; };
+inline std::vector<EmuBulk> emu_bulk[384];
+inline void bulk_store(void* dst, uint32_t src, uint32_t bytes) {
+  if ((uintptr_t)dst % 16 || src % 16 || bytes % 16 || bytes == 0) { fprintf(stderr, "bulk copy not 16-byte aligned\n"); abort(); }
+  emu_bulk[emu::cur->tid.x].push_back({dst, src, bytes});
+}
+inline void tma_store_commit() {}
+inline void emu_bulk_land() {
+  for (auto& b : emu_bulk[emu::cur->tid.x]) memcpy(b.dst, emu_window() + b.src, b.bytes);
+  emu_bulk[emu::cur->tid.x].clear();
+}
+inline void tma_store_wait_read() { emu_bulk_land(); }
+inline void tma_store_wait() { emu_bulk_land(); }
+inline void fence_async_smem() {}
 inline void tma_store(const CUtensorMap*, uint32_t, int, int, int) { emu_unsupported("a TMA store"); }
-inline void tma_store_commit() { emu_unsupported("a TMA store"); }
-inline void tma_store_wait_read() { emu_unsupported("a TMA store"); }
-inline void tma_store_wait() { emu_unsupported("a TMA store"); }
 inline void __syncwarp(unsigned = 0xffffffffu) { emu_unsupported("__syncwarp (cluster exit)"); }

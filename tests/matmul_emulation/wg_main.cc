@@ -11,7 +11,8 @@ namespace myns { alignas(1024) unsigned char smem_raw_unused[16]; }
 #include <string>
 
 // Blocks run one at a time, outside clusters, storing from registers
-// (tma_store 0): cluster pairs and TMA stores are not emulated (emu_wg.h).
+// (tma_store 0) or through shared memory by the warps (2): cluster pairs
+// and TMA stores are not emulated (emu_wg.h).
 using WgKern = void (*)(const CUtensorMap, const CUtensorMap, const CUtensorMap, const GemmParams);
 static WgKern g_k; static CUtensorMap g_a, g_b; static GemmParams g_p;
 static void fiber_main() { g_k(g_a, g_b, g_a, g_p); emu::cur->done = true; }
@@ -79,16 +80,21 @@ template <class T> WgKern pick(int bn, bool pp, bool a_k, bool b_k) {
 // M-contiguous, b K- or N-contiguous (rows padded to 16 bytes), `blocks`
 // persistent blocks, split-K partials summed as mm_splitk_reduce does.
 template <class T>
-void run_case(int bn, bool pp, bool a_k, bool b_k, int batch, int M, int K, int N, double u_out, double u_in = 0, int splits = 1, unsigned blocks = 2) {
+// store 2: the output staged in shared memory and stored by the warps in
+// 16-byte pieces (src/gemm/sm90.rs's tma_store 2, for rows TMA cannot
+// address), at `c_off` elements past a 16-byte boundary.
+void run_case(int bn, bool pp, bool a_k, bool b_k, int batch, int M, int K, int N, double u_out, double u_in = 0, int splits = 1, unsigned blocks = 2,
+              int store = 0, int c_off = 0) {
   const WgKern kern = pick<T>(bn, pp, a_k, b_k);
   std::mt19937 rng(M * 7 + K * 13 + N + batch); std::normal_distribution<float> nd;
   auto rup = [](int x) { return (x + 7) / 8 * 8; };
   int64_t sak, sam, sab, sbk, sbn, sbb;
   if (a_k) { sak = 1; sam = rup(K); sab = (int64_t)M * sam; } else { sam = 1; sak = rup(M); sab = (int64_t)K * sak; }
   if (b_k) { sbk = 1; sbn = rup(K); sbb = (int64_t)N * sbn; } else { sbn = 1; sbk = rup(N); sbb = (int64_t)K * sbk; }
-  std::vector<T> A(batch * sab + 8), B(batch * sbb + 8), C((size_t)batch * M * N, fromf<T>(NAN));
+  std::vector<T> A(batch * sab + 8), B(batch * sbb + 8), C0((size_t)batch * M * N + 8, fromf<T>(NAN));
+  T* C = C0.data() + c_off;
   for (auto& x : A) x = fromf<T>(nd(rng)); for (auto& x : B) x = fromf<T>(nd(rng));
-  GemmParams p{}; p.a = A.data(); p.b = B.data(); p.c = C.data(); p.M = M; p.N = N; p.K = K;
+  GemmParams p{}; p.a = A.data(); p.b = B.data(); p.c = C; p.tma_store = store; p.M = M; p.N = N; p.K = K;
   p.sam = sam; p.sak = sak; p.sbk = sbk; p.sbn = sbn; p.scm = N; p.scn = 1; p.sab = sab; p.sbb = sbb; p.scb = (int64_t)M * N; p.batch = batch;
   // split-K as src/gemm/plan.rs split_k: whole k-tiles per split, float32 partials.
   const int kt = 128 / (int)sizeof(T), chunk = ((K + splits - 1) / splits + kt - 1) / kt * kt;
@@ -116,9 +122,15 @@ void run_case(int bn, bool pp, bool a_k, bool b_k, int batch, int M, int K, int 
     double out = tof(C[(size_t)bz * M * N + (size_t)i * N + j]);
     if (!(fabs(out - ref) <= mag * (2 * K * 6e-8 + 2 * u_in + u_in * u_in) + fabs(ref) * u_out * 1.01 + 1e-30)) { if (bad < 3) fprintf(stderr, "  [%d,%d,%d] %g vs %g\n", bz, i, j, out, ref); ++bad; }
   }
+  // Nothing written outside the output.
+  for (size_t e = 0; e < C0.size(); ++e)
+    if ((e < (size_t)c_off || e >= (size_t)c_off + (size_t)batch * M * N) && !std::isnan(tof(C0[e]))) {
+      if (bad < 3) fprintf(stderr, "  wrote element %zd outside the output\n", (ptrdiff_t)e - c_off);
+      ++bad;
+    }
   ++cases;
-  printf("%s %s%d %c%c b%d %dx%dx%d/%d blocks %u: %s\n", std::is_same<T, float>::value ? "tf32" : std::is_same<T, __half>::value ? "f16" : "bf16",
-         pp ? "wgp" : "wg", bn, a_k ? 'k' : 'm', b_k ? 'k' : 'n', batch, M, K, N, (int)p.splits, blocks, bad ? "FAIL" : "ok");
+  printf("%s %s%d %c%c b%d %dx%dx%d/%d blocks %u%s: %s\n", std::is_same<T, float>::value ? "tf32" : std::is_same<T, __half>::value ? "f16" : "bf16",
+         pp ? "wgp" : "wg", bn, a_k ? 'k' : 'm', b_k ? 'k' : 'n', batch, M, K, N, (int)p.splits, blocks, store == 2 ? " warp-stored" : "", bad ? "FAIL" : "ok");
   if (bad) ++fails;
   fflush(stdout);
 }
@@ -203,6 +215,16 @@ int main(int argc, char** argv) {
   run_case<float>(256, false, true, true, 2, 70, 100, 260, utf, 1.0 / 1024, 2);
   run_case<__nv_bfloat16>(64, true, false, false, 2, 130, 300, 260, ubf, 0, 3);
   run_case<__half>(128, true, true, true, 1, 200, 330, 513, uh, 0, 4, 1);
+  // Outputs stored by the warps (rows TMA cannot address): odd N, so rows
+  // start at every offset from a 16-byte boundary; starts off a boundary;
+  // partial pieces at both ends of a row and at the right edge; batches;
+  // every width.
+  for (int bn : {256, 192, 128, 64}) {
+    run_case<__nv_bfloat16>(bn, false, true, false, 1, 130, 72, 2 * bn + 13, ubf, 0, 1, 2, 2, 0);
+    run_case<__half>(bn, false, false, true, 2, 70, 40, bn + 1, uh, 0, 1, 2, 2, 3);
+    run_case<__nv_bfloat16>(bn, false, true, true, 1, 9, 16, 5, ubf, 0, 1, 2, 2, 7);
+  }
+  run_case<__half>(256, false, true, true, 1, 200, 64, 1003, uh, 0, 1, 3, 2, 1);
   // Register-A tf32: every width, edges in M, N and K, batches, split-K.
   int reg_shapes[][4] = {{1, 1, 1, 1}, {1, 130, 72, 300}, {2, 70, 100, 260}, {1, 17, 40, 129}};
   for (int bn : {256, 192, 128, 64})
