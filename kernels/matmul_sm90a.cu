@@ -34,7 +34,8 @@
 // TMA and go straight on to the next tile while the copy engine writes it
 // out; with other rows (2: N = 4095, a vocabulary of 32001), which TMA
 // cannot address, each row shifted to its global alignment, its aligned
-// middle written by a bulk copy and its ends by the threads. The others store from registers.
+// middle written by a bulk copy and its ends by the threads. The others
+// store from registers.
 //
 // TF32 reads K-major operands only (`mm_wg<BN>_tf32_kk`), and also comes
 // with an M-contiguous A (`mm_wgr<BN>_tf32`): wgmma reads TF32 from shared
@@ -530,7 +531,8 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           // start's offset from a 16-byte boundary, so that its 16-byte
           // aligned middle is one bulk copy (issued by a thread per row);
           // the few elements before and after it (under 8 each) are stored
-          // by the threads. Everything asynchronous, as TMA stores.
+          // by the threads. The copies run on while the next tile starts,
+          // as TMA stores do.
           T* c = static_cast<T*>(p.c) + (int64_t)t.bz * p.scb;
           const int64_t r0 = m0 + cw * 64;
           auto offset = [&](int row) { return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(c + (r0 + row) * p.scm + n0) % 16); };
@@ -694,7 +696,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       }
     }
   }
-  // The output's last TMA stores complete before the block leaves.
+  // The output's last TMA stores and bulk copies complete before the block leaves.
   if (!PP && !A_REG && wg > 0 && ((p.tma_store == 1 && tid % 128 == 0) || p.tma_store == 2)) tma_store_wait();
   // A block leaves only when its peer is done arriving on its barriers.
   if (cl > 1) {

@@ -179,9 +179,10 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     q.ws_nm = plan.a_reg as i64;
     // Cooperative 16-bit tiles stage a plain unit-stride output in shared
     // memory, then store it with TMA (1) where its rows are 16-byte aligned,
-    // else with the warps (2: on the H100 an odd pitch stored from registers,
-    // two bytes at a time across eight rows per warp store, cost N = 4095 a
-    // quarter of its aligned neighbour's throughput).
+    // else (2) each row's aligned middle with a bulk copy and its ends with
+    // the threads (on the H100 an odd pitch stored from registers, two bytes
+    // at a time, cost N = 4095 a quarter of its aligned neighbour's
+    // throughput; the warps copying it out, a sixth).
     let out_ok = |s: i64| (s * dtype.size() as i64) % 16 == 0;
     let staged = !plan.tile.pingpong
         && !plan.a_reg
