@@ -23,7 +23,7 @@ struct GemmParams {
   int64_t k_chunk;
   int64_t ws_nm;     // the partials are stored [N][M] (m fastest; the register-A Hopper kernel)
   int64_t beta;      // 1: c += a @ b (each old element read and added before the one rounding); 0: c = a @ b
-  int64_t tma_store; // Hopper cooperative 16-bit kernels: the output goes through shared memory, then TMA (1: tmC) or the warps (2)
+  int64_t tma_store; // Hopper cooperative 16-bit kernels: the output goes through shared memory, then TMA (1: tmC) or bulk copies of each row (2)
 };
 
 // Tile (tm, tn) of block `pid`: groups of 8 tile rows are walked column by

@@ -67,7 +67,7 @@ template <int BN, bool PP, bool OUT16> struct Tile {
   static_assert(BASE_STAGES > 0, "no such tile in src/gemm/tiles.rs");
   static constexpr int A_BYTES = BM * BK_BYTES, B_BYTES = BN * BK_BYTES, STAGE_BYTES = A_BYTES + B_BYTES;
   // Cooperative 16-bit tiles: the output tile, its rows C_PITCH bytes apart
-  // (16 more than a row: a row the warps store starts at its global
+  // (16 more than a row: a row stored by bulk copy starts at its global
   // address's offset from a 16-byte boundary); cooperative TF32 tiles spend
   // that shared memory on more stages (WgTile::stages_for).
   static constexpr int OUT_BYTES = BM * BN * 2, C_PITCH = BN * 2 + 16;

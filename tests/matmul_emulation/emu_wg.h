@@ -157,9 +157,10 @@ inline void bar_sync(int, int count) {
   emu_syncwg();
 }
 inline void stmatrix4(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t) { emu_unsupported("stmatrix"); }
-// Outputs stored by the warps (tma_store 2): shared-memory stores, and bulk
-// copies to global memory that land late, at the issuing thread's wait (or
-// the block's end), so a buffer rewritten before its wait shows.
+// Outputs whose rows TMA cannot address (tma_store 2): shared-memory
+// stores, and bulk copies to global memory that land late, at the issuing
+// thread's wait (or the block's end), so a buffer rewritten before its
+// wait shows.
 inline void sts32(uint32_t addr, uint32_t v) {
   if (addr % 4) { fprintf(stderr, "misaligned st.shared.b32\n"); abort(); }
   memcpy(emu_window() + addr, &v, 4);

@@ -11,7 +11,7 @@ namespace myns { alignas(1024) unsigned char smem_raw_unused[16]; }
 #include <string>
 
 // Blocks run one at a time, outside clusters, storing from registers
-// (tma_store 0) or through shared memory by the warps (2): cluster pairs
+// (tma_store 0) or through shared memory by bulk copies (2): cluster pairs
 // and TMA stores are not emulated (emu_wg.h).
 using WgKern = void (*)(const CUtensorMap, const CUtensorMap, const CUtensorMap, const GemmParams);
 static WgKern g_k; static CUtensorMap g_a, g_b; static GemmParams g_p;
@@ -79,10 +79,10 @@ template <class T> WgKern pick(int bn, bool pp, bool a_k, bool b_k) {
 // One product on the Hopper kernel as src/gemm/sm90.rs runs it: a K- or
 // M-contiguous, b K- or N-contiguous (rows padded to 16 bytes), `blocks`
 // persistent blocks, split-K partials summed as mm_splitk_reduce does.
-template <class T>
-// store 2: the output staged in shared memory and stored by the warps in
-// 16-byte pieces (src/gemm/sm90.rs's tma_store 2, for rows TMA cannot
+// store 2: the output staged in shared memory and stored by bulk copies and
+// the threads (src/gemm/sm90.rs's tma_store 2, for rows TMA cannot
 // address), at `c_off` elements past a 16-byte boundary.
+template <class T>
 void run_case(int bn, bool pp, bool a_k, bool b_k, int batch, int M, int K, int N, double u_out, double u_in = 0, int splits = 1, unsigned blocks = 2,
               int store = 0, int c_off = 0) {
   const WgKern kern = pick<T>(bn, pp, a_k, b_k);
@@ -130,7 +130,7 @@ void run_case(int bn, bool pp, bool a_k, bool b_k, int batch, int M, int K, int 
     }
   ++cases;
   printf("%s %s%d %c%c b%d %dx%dx%d/%d blocks %u%s: %s\n", std::is_same<T, float>::value ? "tf32" : std::is_same<T, __half>::value ? "f16" : "bf16",
-         pp ? "wgp" : "wg", bn, a_k ? 'k' : 'm', b_k ? 'k' : 'n', batch, M, K, N, (int)p.splits, blocks, store == 2 ? " warp-stored" : "", bad ? "FAIL" : "ok");
+         pp ? "wgp" : "wg", bn, a_k ? 'k' : 'm', b_k ? 'k' : 'n', batch, M, K, N, (int)p.splits, blocks, store == 2 ? " bulk-stored" : "", bad ? "FAIL" : "ok");
   if (bad) ++fails;
   fflush(stdout);
 }
@@ -215,7 +215,7 @@ int main(int argc, char** argv) {
   run_case<float>(256, false, true, true, 2, 70, 100, 260, utf, 1.0 / 1024, 2);
   run_case<__nv_bfloat16>(64, true, false, false, 2, 130, 300, 260, ubf, 0, 3);
   run_case<__half>(128, true, true, true, 1, 200, 330, 513, uh, 0, 4, 1);
-  // Outputs stored by the warps (rows TMA cannot address): odd N, so rows
+  // Outputs stored by bulk copies (rows TMA cannot address): odd N, so rows
   // start at every offset from a 16-byte boundary; starts off a boundary;
   // partial pieces at both ends of a row and at the right edge; batches;
   // every width.
