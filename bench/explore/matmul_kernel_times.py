@@ -27,28 +27,28 @@ sys.path.insert(0, os.path.dirname(HERE))
 import myns  # noqa: E402
 from matmul_variants import operands  # noqa: E402
 
-SHAPES = [  # (kind, M, K, N, b layout)
-    ("bf16", 512, 512, 512, "kn"),
-    ("bf16", 1000, 1000, 1000, "kn"),
-    ("bf16", 1024, 1024, 1024, "kn"),
-    ("bf16", 3000, 1000, 2000, "kn"),
-    ("bf16", 2048, 2048, 2048, "kn"),
-    ("bf16", 4096, 1024, 4096, "nk"),
-    ("tf32", 512, 512, 512, "kn"),
-    ("tf32", 2048, 2048, 2048, "kn"),
-    ("f32", 4096, 4096, 4096, "kn"),
-]
-
-
-UNALIGNED = [
-    ("bf16", 4096, 4096, 4095, "kn"),
-    ("bf16", 4096, 4096, 4096, "kn"),
-    ("bf16", 4096, 4095, 4096, "kn"),
-    ("bf16", 2048, 4096, 32001, "nk"),
-    ("bf16", 2048, 4096, 32000, "nk"),
-    ("bf16", 8192, 4096, 50257, "nk"),
-    ("bf16", 8192, 4096, 50256, "nk"),
-]
+SETS = {  # --set: [(kind, M, K, N, b layout)]
+    "default": [
+        ("bf16", 512, 512, 512, "kn"),
+        ("bf16", 1000, 1000, 1000, "kn"),
+        ("bf16", 1024, 1024, 1024, "kn"),
+        ("bf16", 3000, 1000, 2000, "kn"),
+        ("bf16", 2048, 2048, 2048, "kn"),
+        ("bf16", 4096, 1024, 4096, "nk"),
+        ("tf32", 512, 512, 512, "kn"),
+        ("tf32", 2048, 2048, 2048, "kn"),
+        ("f32", 4096, 4096, 4096, "kn"),
+    ],
+    "unaligned": [
+        ("bf16", 4096, 4096, 4095, "kn"),
+        ("bf16", 4096, 4096, 4096, "kn"),
+        ("bf16", 4096, 4095, 4096, "kn"),
+        ("bf16", 2048, 4096, 32001, "nk"),
+        ("bf16", 2048, 4096, 32000, "nk"),
+        ("bf16", 8192, 4096, 50257, "nk"),
+        ("bf16", 8192, 4096, 50256, "nk"),
+    ],
+}
 
 
 def kernel_times(fn, calls):
@@ -70,10 +70,10 @@ def kernel_times(fn, calls):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--calls", type=int, default=30)
-    ap.add_argument("--set", choices=["default", "unaligned"], default="default")
+    ap.add_argument("--set", choices=list(SETS), default="default")
     args = ap.parse_args()
     unaligned = args.set == "unaligned"
-    for kind, m, k, n, lay in UNALIGNED if unaligned else SHAPES:
+    for kind, m, k, n, lay in SETS[args.set]:
         torch.backends.cuda.matmul.allow_tf32 = kind == "tf32"
         a, b = operands(kind, 1, m, k, n, lay)
         flop = 2.0 * m * n * k
