@@ -1,9 +1,13 @@
 // float32 matmul/bmm on the CUDA cores (full fp32 precision, used when
 // PyTorch's allow_tf32 is off): register-blocked, each thread owns an
 // (RM*4) x (RN*4) block of c made of 4x4 pieces spread over the tile so that
-// shared-memory reads are broadcast float4s; global tiles are staged through
-// registers (float4 loads, zero-filled edges) into a double-buffered shared
-// memory kept M- and N-contiguous.
+// shared-memory reads are broadcast float4s. Global tiles reach shared
+// memory (kept M- and N-contiguous) through an ST-stage cp.async pipeline,
+// as cuBLAS's SGEMM does: no register staging, and the copies of the next
+// ST - 1 k-tiles fly while this one is multiplied. A K-contiguous operand is
+// transposed on the way in by 4-byte copies; an MN-contiguous one comes in
+// 16-byte copies. Fragments are double-buffered in registers across k-steps
+// and across k-tiles (the next tile's first ones load during the last step).
 //
 //   mm_simt_f32_<cfg>_<la><lb>   la/lb as in matmul_tc.cu (k: K-contiguous; m/n: MN-contiguous)
 #include "matmul_common.cuh"
@@ -11,75 +15,77 @@
 
 namespace myns {
 
-// Reads 4 consecutive elements (along the contiguous dimension) starting at
-// `p`; `valid` of them are in range (the rest read as 0).
-__device__ __forceinline__ float4 load4(const float* p, int valid) {
-  if (valid >= 4) return __ldg(reinterpret_cast<const float4*>(p));
-  float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-  if (valid > 0) v.x = __ldg(p);
-  if (valid > 1) v.y = __ldg(p + 1);
-  if (valid > 2) v.z = __ldg(p + 2);
-  return v;
-}
-
-// One operand tile: R rows of the output dimension (m or n) by BK, stored in
-// shared memory as [BK][R + 4]. KC: the operand is K-contiguous in memory.
+// Copies R x BK tiles of one operand (KC: K-contiguous, row stride `ld`;
+// else MN-contiguous, k-line stride `ld`) into shared memory as [BK][R + 4],
+// zero-filling what lies past the operand's rows or k_end. Each thread's
+// copies sit a fixed stride apart, so it keeps one pointer and steps it (a
+// 64-bit address per copy cost the 256-row tile its registers). The tiled
+// kernels get 16-byte aligned operands (src/gemm stages others), so
+// MN-contiguous lines come in 16-byte pieces.
 template <int R, int BK, int THREADS, bool KC>
-struct SimtLoader {
-  static constexpr int CHUNKS = R * BK / 4;
-  static constexpr int PER_THREAD = (CHUNKS + THREADS - 1) / THREADS;
+struct SimtCopy {
   static constexpr int LD = R + 4;
-  float4 v[PER_THREAD];
+  // KC: the thread copies k = tid % BK of rows tid / BK + i * RS.
+  // MN: 4 elements at r = (tid % CPR) * 4 of k-lines tid / CPR + i * KS.
+  static constexpr int RS = THREADS / BK, CPR = R / 4, KS = THREADS / CPR;
+  static constexpr int PER = KC ? R / RS : BK / KS;
+  static_assert(KC ? (THREADS % BK == 0 && R % RS == 0) : (THREADS % CPR == 0 && BK % KS == 0), "simt copy shape");
 
-  __device__ __forceinline__ void load(const float* g, int64_t r0, int64_t R_total, int64_t k0, int64_t k_end,
-                                       int64_t ld, int tid) {
-#pragma unroll
-    for (int i = 0; i < PER_THREAD; ++i) {
-      const int c = tid + i * THREADS;
-      v[i] = make_float4(0.f, 0.f, 0.f, 0.f);
-      if (CHUNKS % THREADS != 0 && c >= CHUNKS) continue;
-      if constexpr (KC) {
-        const int r = c / (BK / 4), kq = c % (BK / 4);
-        const int64_t gr = r0 + r, gk = k0 + kq * 4;
-        if (gr < R_total && gk < k_end) v[i] = load4(g + gr * ld + gk, static_cast<int>(min(k_end - gk, (int64_t)4)));
-      } else {
-        const int k = c / (R / 4), rq = c % (R / 4);
-        const int64_t gk = k0 + k, gr = r0 + rq * 4;
-        if (gk < k_end && gr < R_total) v[i] = load4(g + gk * ld + gr, static_cast<int>(min(R_total - gr, (int64_t)4)));
-      }
+  const float* src;  // this thread's first copy of the first k-tile
+  int64_t ld;
+  int dst;    // its first copy's offset in a stage
+  int valid;  // KC: copies whose row exists; MN: elements of its chunk that exist (0..4)
+  int kline;  // the k (KC) or first k-line (MN) it copies, within a tile
+
+  __device__ __forceinline__ SimtCopy(const float* g, int64_t r0, int64_t rows, int64_t k_begin, int64_t ld_, int tid)
+      : ld(ld_) {
+    if constexpr (KC) {
+      const int r = tid / BK;
+      kline = tid % BK;
+      src = g + (r0 + r) * ld + k_begin + kline;
+      dst = kline * LD + r;
+      const int64_t left = rows - r0 - r;  // rows from this thread's first
+      valid = left <= 0 ? 0 : static_cast<int>(min((left + RS - 1) / RS, (int64_t)PER));
+    } else {
+      const int rq = tid % CPR;
+      kline = tid / CPR;
+      src = g + (k_begin + kline) * ld + r0 + rq * 4;
+      dst = kline * LD + rq * 4;
+      valid = static_cast<int>(max((int64_t)0, min(rows - r0 - rq * 4, (int64_t)4)));
     }
   }
 
-  __device__ __forceinline__ void store(float* s, int tid) const {
+  // K-tile kt into stage `s`; `k_left`: k-lines of the operand from this tile's first.
+  __device__ __forceinline__ void copy(float* s, const float* g, int kt, int64_t k_left) const {
+    if constexpr (KC) {
+      const float* p = src + static_cast<int64_t>(kt) * BK;
+      const bool kin = kline < k_left;
 #pragma unroll
-    for (int i = 0; i < PER_THREAD; ++i) {
-      const int c = tid + i * THREADS;
-      if (CHUNKS % THREADS != 0 && c >= CHUNKS) continue;
-      if constexpr (KC) {
-        const int r = c / (BK / 4), kq = c % (BK / 4);
-        s[(kq * 4 + 0) * LD + r] = v[i].x;
-        s[(kq * 4 + 1) * LD + r] = v[i].y;
-        s[(kq * 4 + 2) * LD + r] = v[i].z;
-        s[(kq * 4 + 3) * LD + r] = v[i].w;
-      } else {
-        const int k = c / (R / 4), rq = c % (R / 4);
-        *reinterpret_cast<float4*>(s + k * LD + rq * 4) = v[i];
+      for (int i = 0; i < PER; ++i) {
+        const bool in = kin && i < valid;
+        cp_async4(s + dst + i * RS, in ? p + i * RS * ld : g, in ? 4 : 0);
+      }
+    } else {
+      const float* p = src + static_cast<int64_t>(kt) * BK * ld;
+#pragma unroll
+      for (int i = 0; i < PER; ++i) {
+        const bool in = kline + i * KS < k_left && valid > 0;
+        cp_async16(s + dst + i * KS * LD, in ? p + i * KS * ld : g, in ? valid * 4 : 0);
       }
     }
   }
 };
 
-template <int BM, int BN, int BK, int TY, int TX, bool AK, bool BK_>
+template <int BM, int BN, int BK, int TY, int TX, int ST, bool AK, bool BK_>
 __device__ __forceinline__ void simt_gemm(const GemmParams& p) {
   constexpr int THREADS = TY * TX;
   constexpr int RM = BM / (TY * 4), RN = BN / (TX * 4);
   static_assert(RM * TY * 4 == BM && RN * TX * 4 == BN && TY % 4 == 0 && TX % 8 == 0, "simt tile");
-  using LA = SimtLoader<BM, BK, THREADS, AK>;
-  using LB = SimtLoader<BN, BK, THREADS, BK_>;
-  constexpr int A_BUF = BK * LA::LD, B_BUF = BK * LB::LD;
+  static_assert(ST >= 2, "simt stages");
+  constexpr int LDA = BM + 4, LDB = BN + 4, A_BUF = BK * LDA, B_BUF = BK * LDB;
   extern __shared__ __align__(16) float smem_f[];
-  float* As = smem_f;             // [2][BK][BM + 4]
-  float* Bs = smem_f + 2 * A_BUF;  // [2][BK][BN + 4]
+  float* As = smem_f;               // [ST][BK][BM + 4]
+  float* Bs = smem_f + ST * A_BUF;  // [ST][BK][BN + 4]
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   // A warp covers 4 thread rows by 8 thread columns: float4 reads of A are
@@ -100,55 +106,74 @@ __device__ __forceinline__ void simt_gemm(const GemmParams& p) {
     const int ktiles = k_end > k_begin ? static_cast<int>((k_end - k_begin + BK - 1) / BK) : 0;
     const int64_t lda = AK ? p.sam : p.sak, ldb = BK_ ? p.sbn : p.sbk;
 
+    const SimtCopy<BM, BK, THREADS, AK> ca(a, m0, M, k_begin, lda, tid);
+    const SimtCopy<BN, BK, THREADS, BK_> cb(b, n0, N, k_begin, ldb, tid);
+    // Every step commits one group (empty past the last tile), so that
+    // "all but the newest ST - 2 groups done" always means the tile wanted.
+    auto copy_tile = [&](int kt) {
+      if (kt < ktiles) {
+        const int s = kt % ST;
+        const int64_t k_left = k_end - k_begin - static_cast<int64_t>(kt) * BK;
+        ca.copy(As + s * A_BUF, a, kt, k_left);
+        cb.copy(Bs + s * B_BUF, b, kt, k_left);
+      }
+      cp_async_commit();
+    };
+
     float acc[RM * 4][RN * 4];
 #pragma unroll
     for (int i = 0; i < RM * 4; ++i)
 #pragma unroll
       for (int j = 0; j < RN * 4; ++j) acc[i][j] = 0.f;
 
-    LA la;
-    LB lb;
-    if (ktiles > 0) {
-      la.load(a, m0, M, k_begin, k_end, lda, tid);
-      lb.load(b, n0, N, k_begin, k_end, ldb, tid);
-      la.store(As, tid);
-      lb.store(Bs, tid);
-    }
+    float ra[2][RM * 4], rb[2][RN * 4];
+    auto fragments = [&](float (&fa)[RM * 4], float (&fb)[RN * 4], const float* as, const float* bs, int k) {
+#pragma unroll
+      for (int i = 0; i < RM; ++i) {
+        const float4 v = *reinterpret_cast<const float4*>(as + k * LDA + i * TY * 4 + ty * 4);
+        fa[i * 4 + 0] = v.x; fa[i * 4 + 1] = v.y; fa[i * 4 + 2] = v.z; fa[i * 4 + 3] = v.w;
+      }
+#pragma unroll
+      for (int j = 0; j < RN; ++j) {
+        const float4 v = *reinterpret_cast<const float4*>(bs + k * LDB + j * TX * 4 + tx * 4);
+        fb[j * 4 + 0] = v.x; fb[j * 4 + 1] = v.y; fb[j * 4 + 2] = v.z; fb[j * 4 + 3] = v.w;
+      }
+    };
+
+#pragma unroll
+    for (int s = 0; s < ST - 1; ++s) copy_tile(s);
+    cp_async_wait<ST - 2>();
     __syncthreads();
+    if (ktiles > 0) fragments(ra[0], rb[0], As, Bs, 0);
 
     for (int kt = 0; kt < ktiles; ++kt) {
-      const bool more = kt + 1 < ktiles;
-      if (more) {
-        const int64_t k0 = k_begin + static_cast<int64_t>(kt + 1) * BK;
-        la.load(a, m0, M, k0, k_end, lda, tid);
-        lb.load(b, n0, N, k0, k_end, ldb, tid);
-      }
-      const float* as = As + (kt & 1) * A_BUF;
-      const float* bs = Bs + (kt & 1) * B_BUF;
+      // Into the stage tile kt - 1 used: every thread is past its reads
+      // (the barrier before the last step of the previous tile).
+      copy_tile(kt + ST - 1);
+      const float* as = As + (kt % ST) * A_BUF;
+      const float* bs = Bs + (kt % ST) * B_BUF;
 #pragma unroll
       for (int k = 0; k < BK; ++k) {
-        float ra[RM * 4], rb[RN * 4];
-#pragma unroll
-        for (int i = 0; i < RM; ++i) {
-          const float4 v = *reinterpret_cast<const float4*>(as + k * LA::LD + i * TY * 4 + ty * 4);
-          ra[i * 4 + 0] = v.x; ra[i * 4 + 1] = v.y; ra[i * 4 + 2] = v.z; ra[i * 4 + 3] = v.w;
-        }
-#pragma unroll
-        for (int j = 0; j < RN; ++j) {
-          const float4 v = *reinterpret_cast<const float4*>(bs + k * LB::LD + j * TX * 4 + tx * 4);
-          rb[j * 4 + 0] = v.x; rb[j * 4 + 1] = v.y; rb[j * 4 + 2] = v.z; rb[j * 4 + 3] = v.w;
+        const int cur = k & 1, nxt = cur ^ 1;  // constant once unrolled
+        if (k + 1 < BK) {
+          fragments(ra[nxt], rb[nxt], as, bs, k + 1);
+        } else {
+          // Tile kt + 1 has landed for every thread; its first fragments
+          // load while the last step of this one multiplies.
+          cp_async_wait<ST - 2>();
+          __syncthreads();
+          if (kt + 1 < ktiles) {
+            const int s = (kt + 1) % ST;
+            fragments(ra[nxt], rb[nxt], As + s * A_BUF, Bs + s * B_BUF, 0);
+          }
         }
 #pragma unroll
         for (int i = 0; i < RM * 4; ++i)
 #pragma unroll
-          for (int j = 0; j < RN * 4; ++j) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
+          for (int j = 0; j < RN * 4; ++j) acc[i][j] = fmaf(ra[cur][i], rb[cur][j], acc[i][j]);
       }
-      if (more) {
-        la.store(As + ((kt + 1) & 1) * A_BUF, tid);
-        lb.store(Bs + ((kt + 1) & 1) * B_BUF, tid);
-      }
-      __syncthreads();
     }
+    cp_async_wait<0>();
 
     // Epilogue: 4 consecutive columns per piece; float4 stores when aligned.
     float* c;
@@ -195,16 +220,15 @@ __device__ __forceinline__ void simt_gemm(const GemmParams& p) {
 
 using myns::GemmParams;
 
-#define MYNS_SIMT_ONE(name, BM, BN, BK, TY, TX, MINB, AK, BKC)                                  \
+#define MYNS_SIMT_ONE(name, BM, BN, BK, TY, TX, ST, MINB, AK, BKC)                              \
   extern "C" __global__ void __launch_bounds__(TY * TX, MINB) name(const GemmParams p) {          \
-    myns::simt_gemm<BM, BN, BK, TY, TX, AK, BKC>(p);                                              \
+    myns::simt_gemm<BM, BN, BK, TY, TX, ST, AK, BKC>(p);                                          \
   }
-#define MYNS_SIMT(cfg, BM, BN, BK, TY, TX, MINB)                                 \
-  MYNS_SIMT_ONE(mm_simt_f32_##cfg##_kk, BM, BN, BK, TY, TX, MINB, true, true)    \
-  MYNS_SIMT_ONE(mm_simt_f32_##cfg##_kn, BM, BN, BK, TY, TX, MINB, true, false)   \
-  MYNS_SIMT_ONE(mm_simt_f32_##cfg##_mk, BM, BN, BK, TY, TX, MINB, false, true)   \
-  MYNS_SIMT_ONE(mm_simt_f32_##cfg##_mn, BM, BN, BK, TY, TX, MINB, false, false)
+#define MYNS_SIMT(cfg, BM, BN, BK, TY, TX, ST, MINB)                                 \
+  MYNS_SIMT_ONE(mm_simt_f32_##cfg##_kk, BM, BN, BK, TY, TX, ST, MINB, true, true)    \
+  MYNS_SIMT_ONE(mm_simt_f32_##cfg##_kn, BM, BN, BK, TY, TX, ST, MINB, true, false)   \
+  MYNS_SIMT_ONE(mm_simt_f32_##cfg##_mk, BM, BN, BK, TY, TX, ST, MINB, false, true)   \
+  MYNS_SIMT_ONE(mm_simt_f32_##cfg##_mn, BM, BN, BK, TY, TX, ST, MINB, false, false)
 
 // The tiles: src/gemm/tiles.rs (SIMT), through the generated header (WM x WN threads).
-#define MYNS_SIMT_TILE(cfg, BM, BN, BK, TY, TX, ST, MINB) MYNS_SIMT(cfg, BM, BN, BK, TY, TX, MINB)
-MYNS_SIMT_TILES(MYNS_SIMT_TILE)
+MYNS_SIMT_TILES(MYNS_SIMT)

@@ -439,7 +439,7 @@ pub(crate) fn tc_smem(t: &Tile, elem: i64, a_k: bool, b_k: bool) -> u32 {
 
 /// Dynamic shared memory of a CUDA-core tile (matmul_simt.cu `simt_gemm`).
 pub(crate) fn simt_smem(t: &Tile) -> u32 {
-    (2 * t.bk * ((t.bm + 4) + (t.bn + 4)) * 4) as u32
+    (t.stages * t.bk * ((t.bm + 4) + (t.bn + 4)) * 4) as u32
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ pub struct Tile {
     /// Warps (tensor-core tiles) or threads (CUDA-core tiles) along M and N.
     pub wm: i64,
     pub wn: i64,
-    /// Shared-memory stages (the CUDA-core kernel double-buffers: 2).
+    /// Shared-memory stages (cp.async pipeline depth).
     pub stages: i64,
     /// Blocks of this tile one SM runs at once (its `__launch_bounds__` minimum).
     pub per_sm: i64,
@@ -64,12 +64,14 @@ pub const TC_TF32: [Tile; 4] = [
 /// explore/matmul_variants.py --only simt2) the 256 x 128 tile (16 x 8 per
 /// thread, as cuBLAS's SGEMM) ran 5-8% faster than 128 x 128 (4096^3: 0.77
 /// of cuBLAS against 0.72), 128 x 256 only 1-2%; the 128 tile at two blocks
-/// per SM no faster than at one.
+/// per SM no faster than at one. Those figures are of register-staged double
+/// buffering; the stages are now a cp.async pipeline's (cuBLAS's 256 x 128
+/// SGEMM runs 3).
 pub const SIMT: [Tile; 4] = [
-    tile("256", 256, 128, 8, 16, 16, 2, 1, 1.0),
-    tile("128", 128, 128, 8, 16, 16, 2, 1, 1.0),
-    tile("64", 64, 64, 16, 8, 8, 2, 6, 0.5),
-    tile("16", 16, 128, 32, 4, 32, 2, 3, 0.3),
+    tile("256", 256, 128, 8, 16, 16, 4, 1, 1.0),
+    tile("128", 128, 128, 8, 16, 16, 4, 1, 1.0),
+    tile("64", 64, 64, 16, 8, 8, 3, 6, 0.5),
+    tile("16", 16, 128, 32, 4, 32, 3, 3, 0.3),
 ];
 
 /// A Hopper (wgmma + TMA, kernels/matmul_sm90a.cu) block tile: 128 rows by

@@ -1,6 +1,6 @@
 // Emulated PTX wrappers (replace the asm section of matmul_common.cuh), after
 // the PTX ISA's fragment layouts.
-struct EmuCopy { void* dst; const void* src; int bytes; int group; };
+struct EmuCopy { void* dst; const void* src; int bytes; int group; int size; };
 struct EmuAsync { std::vector<EmuCopy> q; int group = 0; };
 inline EmuAsync emu_async[1024];
 inline EmuAsync& my_async() { return emu_async[emu::cur->tid.x]; }
@@ -9,7 +9,13 @@ __device__ __forceinline__ void cp_async16(void* dst, const void* src, int src_b
   if (src_bytes < 0 || src_bytes > 16) { fprintf(stderr, "bad src_bytes %d\n", src_bytes); abort(); }
   if (((uintptr_t)dst) % 16) { fprintf(stderr, "misaligned cp.async dst\n"); abort(); }
   if (src_bytes > 0 && ((uintptr_t)src) % 16) { fprintf(stderr, "misaligned cp.async src %p bytes %d\n", src, src_bytes); abort(); }
-  my_async().q.push_back({dst, src, src_bytes, my_async().group});
+  my_async().q.push_back({dst, src, src_bytes, my_async().group, 16});
+}
+// The 4-byte form (cp.async.ca ... 4, src_bytes 0 or 4).
+__device__ __forceinline__ void cp_async4(void* dst, const void* src, int src_bytes) {
+  if (src_bytes != 0 && src_bytes != 4) { fprintf(stderr, "bad src_bytes %d\n", src_bytes); abort(); }
+  if (((uintptr_t)dst) % 4 || (src_bytes > 0 && ((uintptr_t)src) % 4)) { fprintf(stderr, "misaligned cp.async 4\n"); abort(); }
+  my_async().q.push_back({dst, src, src_bytes, my_async().group, 4});
 }
 __device__ __forceinline__ void cp_async_commit() { my_async().group++; }
 // Copies land late: only when a wait makes them due (oldest groups first).
@@ -22,7 +28,7 @@ __device__ __forceinline__ void cp_async_wait() {
     if (c.group < due_below) {
       unsigned char tmp[16] = {0};
       if (c.bytes) memcpy(tmp, c.src, c.bytes);
-      memcpy(c.dst, tmp, 16);
+      memcpy(c.dst, tmp, c.size);
     } else keep.push_back(c);
   }
   a.q.swap(keep);

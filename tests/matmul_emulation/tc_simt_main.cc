@@ -134,11 +134,12 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "big") shapes = {{1, 130, 300, 260}};  // multi-tile, K not a multiple of any k-tile
   Cfg half_cfgs[] = {{"256", 128, 256, 32, 256}, {"128", 128, 128, 32, 128}, {"64", 64, 64, 32, 128}, {"16", 16, 128, 64, 128}};
   Cfg tf32_cfgs[] = {{"256", 128, 256, 16, 256}, {"128", 128, 128, 16, 128}, {"64", 64, 64, 16, 128}, {"16", 16, 128, 32, 128}};
-  Cfg simt_cfgs[] = {{"128", 128, 128, 8, 256}, {"64", 64, 64, 16, 64}, {"16", 16, 128, 32, 128}};
+  Cfg simt_cfgs[] = {{"256", 256, 128, 8, 256}, {"128", 128, 128, 8, 256}, {"64", 64, 64, 16, 64}, {"16", 16, 128, 32, 128}};
   Kern f16[4][4] = {TCK(f16, 256), TCK(f16, 128), TCK(f16, 64), TCK(f16, 16)};
   Kern bf16[4][4] = {TCK(bf16, 256), TCK(bf16, 128), TCK(bf16, 64), TCK(bf16, 16)};
   Kern tf32[4][4] = {TCK(tf32, 256), TCK(tf32, 128), TCK(tf32, 64), TCK(tf32, 16)};
-  Kern simt[3][4] = {{mm_simt_f32_128_kk, mm_simt_f32_128_kn, mm_simt_f32_128_mk, mm_simt_f32_128_mn},
+  Kern simt[4][4] = {{mm_simt_f32_256_kk, mm_simt_f32_256_kn, mm_simt_f32_256_mk, mm_simt_f32_256_mn},
+                     {mm_simt_f32_128_kk, mm_simt_f32_128_kn, mm_simt_f32_128_mk, mm_simt_f32_128_mn},
                      {mm_simt_f32_64_kk, mm_simt_f32_64_kn, mm_simt_f32_64_mk, mm_simt_f32_64_mn},
                      {mm_simt_f32_16_kk, mm_simt_f32_16_kn, mm_simt_f32_16_mk, mm_simt_f32_16_mn}};
   std::string only = argc > 2 ? argv[2] : "";
@@ -158,7 +159,7 @@ int main(int argc, char** argv) {
             if (only.empty() || only == "bf16") run_case<__nv_bfloat16>("bf16", bf16[ci], half_cfgs[ci], false, bs, M, K, N, a_k, b_k, splits, sw, 0, 1.0 / 256);
             if (only.empty() || only == "tf32") run_case<float>("tf32", tf32[ci], tf32_cfgs[ci], false, bs, M, K, N, a_k, b_k, splits, sw, 1.0 / 2048, 6e-8);
           }
-          for (int ci = 0; ci < 3; ++ci)
+          for (int ci = 0; ci < 4; ++ci)
             if (only.empty() || only == "f32") run_case<float>("f32", simt[ci], simt_cfgs[ci], true, bs, M, K, N, a_k, b_k, splits, sw, 0, 6e-8);
         }
       }

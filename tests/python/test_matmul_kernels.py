@@ -26,9 +26,9 @@ NaN first (the op allocates through PyTorch's caching allocator, which hands
 the same block back for the same size). `MYNS_MATMUL_KERNEL` forces a
 variant (see src/gemm/mod.rs).
 
-`python tests/python/test_matmul_kernels.py --sanitize [--only-wg]` runs a
-short sweep of every variant (or the Hopper kernels' alone), meant for
-`compute-sanitizer`.
+`python tests/python/test_matmul_kernels.py --sanitize [--only-wg]
+[--kinds=f32,...]` runs a short sweep of every variant (or the Hopper
+kernels' alone, or those of some kinds), meant for `compute-sanitizer`.
 """
 
 import math
@@ -506,12 +506,15 @@ def test_in_cuda_graph(variant, kernel_override):
     check(out, a, b, "bf16")
 
 
-def sanitize_sweep(only_wg=False):
+def sanitize_sweep(only_wg=False, kinds=None):
     """A few shapes per variant, for compute-sanitizer (slow under it);
-    `only_wg`: the Hopper variants alone (for racecheck, slower)."""
+    `only_wg`: the Hopper variants alone (for racecheck, slower); `kinds`:
+    these kinds alone (e.g. ["f32"])."""
     count = 0
     shapes = [(7, 13, 5), (129, 72, 257), (16, 1000, 300)]
     for kind, variants in VARIANTS.items():
+        if kinds and kind not in kinds:
+            continue
         set_tf32(kind == "tf32")
         for v in variants:
             if NO_WG and v in HOPPER or only_wg and v not in HOPPER:
@@ -527,4 +530,6 @@ def sanitize_sweep(only_wg=False):
 
 
 if __name__ == "__main__" and "--sanitize" in sys.argv:
-    sanitize_sweep(only_wg="--only-wg" in sys.argv)
+    # --kinds f32,tf32: those kinds' variants alone.
+    kinds = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--kinds=")), None)
+    sanitize_sweep(only_wg="--only-wg" in sys.argv, kinds=kinds)
