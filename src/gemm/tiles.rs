@@ -67,9 +67,12 @@ pub const TC_TF32: [Tile; 4] = [
 /// per SM no faster than at one. Those figures are of register-staged double
 /// buffering; the stages are now a cp.async pipeline's (cuBLAS's 256 x 128
 /// SGEMM runs 3).
-pub const SIMT: [Tile; 4] = [
+pub const SIMT: [Tile; 7] = [
     tile("256", 256, 128, 8, 16, 16, 4, 1, 1.0),
+    tile("256k16", 256, 128, 16, 16, 16, 3, 1, 1.0),
+    tile("256s3", 256, 128, 8, 16, 16, 3, 1, 1.0),
     tile("128", 128, 128, 8, 16, 16, 4, 1, 1.0),
+    tile("128k16", 128, 128, 16, 16, 16, 3, 1, 1.0),
     tile("64", 64, 64, 16, 8, 8, 3, 6, 0.5),
     tile("16", 16, 128, 32, 4, 32, 3, 3, 0.3),
 ];
