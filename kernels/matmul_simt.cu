@@ -167,10 +167,16 @@ __device__ __forceinline__ void simt_gemm(const GemmParams& p) {
             fragments(ra[nxt], rb[nxt], As + s * A_BUF, Bs + s * B_BUF, 0);
           }
         }
+        // Column-major over the thread's block: ptxas then keeps each b in
+        // its reuse cache while a varies, and a (float4 quads over rows)
+        // meets the accumulators (quads over columns) in the same register
+        // bank for a quarter of the multiply-adds; row-major, b and the
+        // accumulators shared a bank in nearly all of them (nvdisasm of the
+        // 256 x 128 tile: 94% against 19% with reg % 4 banks).
 #pragma unroll
-        for (int i = 0; i < RM * 4; ++i)
+        for (int j = 0; j < RN * 4; ++j)
 #pragma unroll
-          for (int j = 0; j < RN * 4; ++j) acc[i][j] = fmaf(ra[cur][i], rb[cur][j], acc[i][j]);
+          for (int i = 0; i < RM * 4; ++i) acc[i][j] = fmaf(ra[cur][i], rb[cur][j], acc[i][j]);
       }
     }
     cp_async_wait<0>();

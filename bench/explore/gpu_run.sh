@@ -3,7 +3,8 @@
 # (the library, the Python loader, the matmul tests and benchmarks):
 #   bash bench/explore/gpu_run.sh <step>...   steps: explore, tests, sanitize, bench, ncu
 # (TESTS_K: a pytest -k filter; SAN_TOOLS, SAN_KINDS: which sanitizers, which
-# kinds' variants; NCU_CASES, NCU_KERNELS: see the ncu step)
+# kinds' variants; NCU_CASES, NCU_KERNELS, NCU_STALLS (stall reasons): see
+# the ncu step)
 # Logs and results go to $OUT (at most 8 files come back).
 set -uo pipefail
 cd "$(dirname "$0")"/../..   # the bundle's root
@@ -35,7 +36,9 @@ for step in "$@"; do
         set -- $c
         timeout 180 ncu --kernel-name regex:"${NCU_KERNELS:-mm_|nvjet|gemm}" --launch-skip 2 --launch-count 1 \
           --section SpeedOfLight --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
-          --section LaunchStats --section Occupancy --section InstructionStats python3 bench/explore/ncu_matmul.py $c 2>&1 \
+          --section LaunchStats --section Occupancy --section InstructionStats \
+          ${NCU_STALLS:+--metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio} \
+          python3 bench/explore/ncu_matmul.py $c 2>&1 \
           | tee "$OUT/ncu-$1-$2x$3x$4-$5.txt" | grep -E "Duration|Issue Slots|Eligible|Registers|Executed Ipc A" || status=1
       done ;;
   esac
