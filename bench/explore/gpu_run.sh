@@ -23,7 +23,7 @@ for step in "$@"; do
              | tee "$OUT/pytest.log" | tail -25 || status=1 ;;
     sanitize)
       for tool in ${SAN_TOOLS:-memcheck racecheck}; do
-        only=""; [ $tool = racecheck ] && only=--only-wg
+        only=""; [ $tool = racecheck ] && [ -z "${SAN_KINDS:-}" ] && only=--only-wg
         timeout ${SAN_TIMEOUT_S:-240} compute-sanitizer --tool $tool --error-exitcode 9 python3 tests/python/test_matmul_kernels.py --sanitize $only ${SAN_KINDS:+--kinds=$SAN_KINDS} 2>&1 \
           | tee "$OUT/sanitize-$tool.log" | tail -4 || status=1
       done ;;

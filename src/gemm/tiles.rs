@@ -60,19 +60,15 @@ pub const TC_TF32: [Tile; 4] = [
     tile("16", 16, 128, 32, 1, 4, 4, 2, 0.2),
 ];
 /// float32 on the CUDA cores (kernels/matmul_simt.cu): `wm` x `wn` threads,
-/// each owning an (bm / wm) x (bn / wn) block of c. On the H100 (bench/
-/// explore/matmul_variants.py --only simt2) the 256 x 128 tile (16 x 8 per
-/// thread, as cuBLAS's SGEMM) ran 5-8% faster than 128 x 128 (4096^3: 0.77
-/// of cuBLAS against 0.72), 128 x 256 only 1-2%; the 128 tile at two blocks
-/// per SM no faster than at one. Those figures are of register-staged double
-/// buffering; the stages are now a cp.async pipeline's (cuBLAS's 256 x 128
-/// SGEMM runs 3).
-pub const SIMT: [Tile; 7] = [
-    tile("256", 256, 128, 8, 16, 16, 4, 1, 1.0),
-    tile("256k16", 256, 128, 16, 16, 16, 3, 1, 1.0),
-    tile("256s3", 256, 128, 8, 16, 16, 3, 1, 1.0),
-    tile("128", 128, 128, 8, 16, 16, 4, 1, 1.0),
-    tile("128k16", 128, 128, 16, 16, 16, 3, 1, 1.0),
+/// each owning an (bm / wm) x (bn / wn) block of c. The 256 x 128 tile (16
+/// x 8 per thread, as cuBLAS's SGEMM) ran 5-8% faster than 128 x 128 on the
+/// H100 (bench/explore/matmul-variants-h100-simt2.log). With the cp.async
+/// pipeline, 3 stages of k = 16 beat 4 stages of k = 8 by 2-4% (half the
+/// barriers; -simt4.log: 4096^3 0.82 of cuBLAS against 0.80) and 3 of k = 8
+/// by 5%; on the 128 tile by 6-7%.
+pub const SIMT: [Tile; 4] = [
+    tile("256", 256, 128, 16, 16, 16, 3, 1, 1.0),
+    tile("128", 128, 128, 16, 16, 16, 3, 1, 1.0),
     tile("64", 64, 64, 16, 8, 8, 3, 6, 0.5),
     tile("16", 16, 128, 32, 4, 32, 3, 3, 0.3),
 ];
