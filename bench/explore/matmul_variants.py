@@ -127,7 +127,8 @@ CASES = [
     ("simt2", "f32", 1, 512, 512, 512, "kn", ["auto", "128", "64", "64/2"]),
     ("simt2", "f32", 8, 2048, 2048, 2048, "kn", ["auto", "256", "128"]),
     # 2026-11-25 (--only simt3): the cp.async SIMT kernel: 4 stages of BK = 8 against 3 of
-    # BK = 16 (half the barriers) and 3 of BK = 8.
+    # BK = 16 (half the barriers) and 3 of BK = 8 (logs matmul-variants-h100-simt3.log and
+    # -simt4.log; 3 stages of BK = 16 won and became `256` and `128`, the other names were dropped).
     ("simt3", "f32", 1, 8192, 8192, 8192, "kn", ["auto", "256", "256k16", "256s3"]),
     ("simt3", "f32", 1, 4096, 4096, 4096, "kn", ["auto", "256", "256k16", "256s3", "128", "128k16"]),
     ("simt3", "f32", 1, 4096, 4096, 4096, "nk", ["auto", "256", "256k16", "256s3"]),
