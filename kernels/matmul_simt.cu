@@ -81,7 +81,7 @@ __device__ __forceinline__ void simt_gemm(const GemmParams& p) {
   constexpr int THREADS = TY * TX;
   constexpr int RM = BM / (TY * 4), RN = BN / (TX * 4);
   static_assert(RM * TY * 4 == BM && RN * TX * 4 == BN && TY % 4 == 0 && TX % 8 == 0, "simt tile");
-  static_assert(ST >= 2, "simt stages");
+  static_assert(ST >= 2 && BK % 2 == 0, "simt stages; fragments alternate buffers per k-step, so a tile's last step leaves buffer 0 next");
   constexpr int LDA = BM + 4, LDB = BN + 4, A_BUF = BK * LDA, B_BUF = BK * LDB;
   extern __shared__ __align__(16) float smem_f[];
   float* As = smem_f;               // [ST][BK][BM + 4]
