@@ -1,6 +1,8 @@
 """One product for ncu: `python ncu_matmul.py myns|torch M K N [dtype]`
-(f32: TF32 off, as PyTorch leaves it) runs it 4 times (profile with --launch-skip 2 --launch-count 1 and a kernel
-name filter). Used for the profiles in bench/results/logs (ncu-*.txt)."""
+(dtype bf16, f16 or f32, the last with TF32 off as PyTorch leaves it) runs
+it 4 times (profile with --launch-skip 2 --launch-count 1 and a kernel name
+filter). Used for the profiles in bench/results/logs and bench/explore
+(ncu-*.txt)."""
 import sys
 
 import torch

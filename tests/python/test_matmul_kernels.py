@@ -530,6 +530,6 @@ def sanitize_sweep(only_wg=False, kinds=None):
 
 
 if __name__ == "__main__" and "--sanitize" in sys.argv:
-    # --kinds f32,tf32: those kinds' variants alone.
+    # --kinds=f32,tf32: those kinds' variants alone.
     kinds = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--kinds=")), None)
     sanitize_sweep(only_wg="--only-wg" in sys.argv, kinds=kinds)
