@@ -308,3 +308,4 @@ __device__ void layer_norm_backward_regs_impl(const T* __restrict__ g, const T* 
     });                                                                                                           \
   }
 MYNS_FOR_EACH_FLOAT_VEC(MYNS_LN)
+MYNS_COLUMN_SUM(layer_norm)

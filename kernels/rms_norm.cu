@@ -334,3 +334,4 @@ __device__ void rms_norm_backward_regs_impl(const T* __restrict__ g, const T* __
     });                                                                                                               \
   }
 MYNS_FOR_EACH_FLOAT_VEC(MYNS_RMS)
+MYNS_COLUMN_SUM(rms_norm)

@@ -5,7 +5,11 @@
 //   out[j]     = x[j] c[j]         - x[j + h] s[j]
 //   out[j + h] = x[j + h] c[j + h] + x[j] s[j + h]      (j < h)
 // computed in float32 for half types. Threads x cover a row's pairs (N at a
-// time), threads y rows; q's rows come first, then k's.
+// time); threads y are `lanes` head lanes times the block's tokens: each
+// thread loads its token's cos and sin once and rotates that token's rows of
+// every head (q's heads first, then k's), so the loads of cos and sin and the
+// index arithmetic are per token, not per row (HF's q [B, Hq, S, D] is a
+// transposed view: a token's heads are adjacent in memory).
 #include "rows.cuh"
 
 using myns::Acc;
@@ -24,6 +28,7 @@ struct RopeParams {
   int64_t xs[2][4];  // strides (b, h, s, d) of q and k
   int64_t os[2][4];  // and of their outputs
   int64_t cs[3];     // strides (b, s, d) of cos and sin; b is 0 when broadcast
+  int64_t lanes;     // head lanes per token: blockDim.y is a multiple of it
 };
 
 template <typename T, int N>
@@ -33,47 +38,57 @@ __device__ void rope_impl(const RopeParams& p) {
   const int64_t half = p.dim / 2, pairs = half / N;
   const int64_t j = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * N;  // first pair index
   if (j >= pairs * N) return;
-  const int64_t rows_q = p.batch * p.heads[0] * p.seq, rows = rows_q + p.batch * p.heads[1] * p.seq;
-  for (int64_t r = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; r < rows; r += (int64_t)gridDim.y * blockDim.y) {
-    const int t = r >= rows_q;  // 0: q, 1: k
-    const int64_t rr = t ? r - rows_q : r, heads = p.heads[t];
-    const int64_t s = rr % p.seq, h = (rr / p.seq) % heads, b = rr / (p.seq * heads);
-    const T* x = static_cast<const T*>(p.x[t]) + b * p.xs[t][0] + h * p.xs[t][1] + s * p.xs[t][2];
-    T* o = static_cast<T*>(p.out[t]) + b * p.os[t][0] + h * p.os[t][1] + s * p.os[t][2];
+  const int lanes = (int)p.lanes, lane = threadIdx.y % lanes;
+  const int per_block = blockDim.y / lanes;
+  const int64_t hq = p.heads[0], heads = hq + p.heads[1], tokens = p.batch * p.seq;
+  const int64_t cd = p.cs[2];
+  for (int64_t tok = (int64_t)blockIdx.y * per_block + threadIdx.y / lanes; tok < tokens;
+       tok += (int64_t)gridDim.y * per_block) {
+    const int64_t b = tok / p.seq, s = tok - b * p.seq;
     const int64_t coff = b * p.cs[0] + s * p.cs[1];
     const T* c = static_cast<const T*>(p.cos) + coff;
     const T* sn = static_cast<const T*>(p.sin) + coff;
-    P x1, x2, c1, c2, s1, s2;
+    P c1, c2, s1, s2;
     if constexpr (N > 1) {  // the last strides are 1 and every row 16-byte aligned
-      x1 = *reinterpret_cast<const P*>(x + j);
-      x2 = *reinterpret_cast<const P*>(x + j + half);
       c1 = *reinterpret_cast<const P*>(c + j);
       c2 = *reinterpret_cast<const P*>(c + j + half);
       s1 = *reinterpret_cast<const P*>(sn + j);
       s2 = *reinterpret_cast<const P*>(sn + j + half);
     } else {
-      const int64_t xd = p.xs[t][3], cd = p.cs[2];
-      x1.v[0] = x[j * xd];
-      x2.v[0] = x[(j + half) * xd];
       c1.v[0] = c[j * cd];
       c2.v[0] = c[(j + half) * cd];
       s1.v[0] = sn[j * cd];
       s2.v[0] = sn[(j + half) * cd];
     }
-    P o1, o2;
+    for (int64_t hh = lane; hh < heads; hh += lanes) {
+      const int t = hh >= hq;  // 0: q, 1: k
+      const int64_t h = t ? hh - hq : hh;
+      const T* x = static_cast<const T*>(p.x[t]) + b * p.xs[t][0] + h * p.xs[t][1] + s * p.xs[t][2];
+      T* o = static_cast<T*>(p.out[t]) + b * p.os[t][0] + h * p.os[t][1] + s * p.os[t][2];
+      P x1, x2;
+      if constexpr (N > 1) {
+        x1 = *reinterpret_cast<const P*>(x + j);
+        x2 = *reinterpret_cast<const P*>(x + j + half);
+      } else {
+        const int64_t xd = p.xs[t][3];
+        x1.v[0] = x[j * xd];
+        x2.v[0] = x[(j + half) * xd];
+      }
+      P o1, o2;
 #pragma unroll
-    for (int k = 0; k < N; ++k) {
-      const A a = to_acc(x1.v[k]), bb = to_acc(x2.v[k]);
-      o1.v[k] = from_acc<T>(a * to_acc(c1.v[k]) - bb * to_acc(s1.v[k]));
-      o2.v[k] = from_acc<T>(bb * to_acc(c2.v[k]) + a * to_acc(s2.v[k]));
-    }
-    if constexpr (N > 1) {
-      *reinterpret_cast<P*>(o + j) = o1;
-      *reinterpret_cast<P*>(o + j + half) = o2;
-    } else {
-      const int64_t od = p.os[t][3];
-      o[j * od] = o1.v[0];
-      o[(j + half) * od] = o2.v[0];
+      for (int k = 0; k < N; ++k) {
+        const A a = to_acc(x1.v[k]), bb = to_acc(x2.v[k]);
+        o1.v[k] = from_acc<T>(a * to_acc(c1.v[k]) - bb * to_acc(s1.v[k]));
+        o2.v[k] = from_acc<T>(bb * to_acc(c2.v[k]) + a * to_acc(s2.v[k]));
+      }
+      if constexpr (N > 1) {
+        *reinterpret_cast<P*>(o + j) = o1;
+        *reinterpret_cast<P*>(o + j + half) = o2;
+      } else {
+        const int64_t od = p.os[t][3];
+        o[j * od] = o1.v[0];
+        o[(j + half) * od] = o2.v[0];
+      }
     }
   }
 }

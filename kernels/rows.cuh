@@ -174,7 +174,49 @@ __device__ __forceinline__ MaxSum<A> row_max_sum(MaxSum<A> v) {
   return row_reduce(v, Combine{}, MaxSum<A>{-INFINITY, A(0)});
 }
 
+// Column sums of the backward kernels' per-block partials: out_y[c] = sum
+// over p of partial[y, p, c] ([planes, parts, H] in the accumulation type,
+// plane y = blockIdx.y: layer_norm's grad_weight and grad_bias), rounded once
+// to T. One launch in place of aten's sum over the parts and the cast per
+// plane (about 14 us for [528, 2048] floats on the H100, and two launches).
+// Threads x take 32 adjacent columns (coalesced), threads y split the parts;
+// shared memory adds the y partial sums in a fixed order (deterministic).
+constexpr int kColumnSumThreadsY = 32;
+template <typename T>
+__device__ void column_sum_impl(const typename Acc<T>::type* __restrict__ partial, T* __restrict__ out0,
+                                T* __restrict__ out1, int64_t parts, int64_t H) {
+  using A = typename Acc<T>::type;
+  __shared__ A sh[kColumnSumThreadsY][33];
+  const int64_t c = (int64_t)blockIdx.x * 32 + threadIdx.x;
+  partial += (int64_t)blockIdx.y * parts * H;
+  A acc = A(0);
+  if (c < H) {
+    for (int64_t p = threadIdx.y; p < parts; p += blockDim.y) acc += partial[p * H + c];
+  }
+  sh[threadIdx.y][threadIdx.x] = acc;
+  __syncthreads();
+  if (threadIdx.y == 0 && c < H) {
+    A s = A(0);
+    for (int i = 0; i < (int)blockDim.y; ++i) s += sh[i][threadIdx.x];
+    (blockIdx.y ? out1 : out0)[c] = from_acc<T>(s);
+  }
+}
+
 }  // namespace myns
+
+// `<prefix>_column_sum_<dtype>`: myns::column_sum_impl for every float dtype,
+// launched by rowwise::sum_partials with blocks of (32, kColumnSumThreadsY) threads.
+#define MYNS_COLUMN_SUM_ONE(prefix, suffix, T)                                                                 \
+  extern "C" __global__ void __launch_bounds__(32 * myns::kColumnSumThreadsY)                                 \
+      prefix##_column_sum_##suffix(const typename myns::Acc<T>::type* partial, T* out0, T* out1, int64_t parts,  \
+                                   int64_t H) {                                                                \
+    myns::column_sum_impl<T>(partial, out0, out1, parts, H);                                                   \
+  }
+#define MYNS_COLUMN_SUM(prefix)                    \
+  MYNS_COLUMN_SUM_ONE(prefix, f32, float)          \
+  MYNS_COLUMN_SUM_ONE(prefix, f64, double)         \
+  MYNS_COLUMN_SUM_ONE(prefix, f16, __half)         \
+  MYNS_COLUMN_SUM_ONE(prefix, bf16, __nv_bfloat16)
 
 // Instantiates MACRO(suffix, T, N) for every dtype, vector ("vec", 16-byte
 // packs) and scalar ("scalar", one element) variants. Rust picks "vec" when

@@ -291,6 +291,35 @@ impl RowLaunch {
     }
 }
 
+/// Threads y of the column-sum kernel (kernels/rows.cuh `kColumnSumThreadsY`).
+const COLUMN_SUM_THREADS_Y: u32 = 32;
+
+/// The sums over the parts of a backward kernel's per-block partials, by
+/// `kernels` (`<op>_column_sum_<dtype>`, kernels/rows.cuh `MYNS_COLUMN_SUM`):
+/// `partial` is `[planes, parts, h]` or `[parts, h]`, contiguous, in
+/// `dtype`'s accumulation type. Returns one new `[h]` tensor of `dtype` per
+/// plane (one or two), each summed in the accumulation type, rounded once.
+pub fn sum_partials(kernels: &DTypeKernels, dtype: DType, partial: &tch::Tensor, cx: &Cuda) -> Result<Vec<tch::Tensor>> {
+    let size = partial.size();
+    let (planes, parts, h) = match size[..] {
+        [parts, h] => (1, parts, h),
+        [planes @ (1 | 2), parts, h] => (planes, parts, h),
+        _ => return Err(Error::runtime(format!("myns: per-block partials of shape {size:?}"))),
+    };
+    let outs = (0..planes)
+        .map(|_| crate::op::empty(&[h], dtype.scalar_type(), crate::types::Device::Cuda(cx.device)))
+        .collect::<Result<Vec<_>>>()?;
+    if h == 0 {
+        return Ok(outs);
+    }
+    let (pp, o0) = (partial.data_ptr() as u64, outs[0].data_ptr() as u64);
+    let o1 = outs.get(1).map_or(0, |t| t.data_ptr() as u64);
+    let mut params = [cuda::arg(&pp), cuda::arg(&o0), cuda::arg(&o1), cuda::arg(&parts), cuda::arg(&h)];
+    let grid = (((h + 31) / 32) as u32, planes as u32, 1);
+    cuda::launch(kernels.get(dtype).function(cx.device)?, grid, (32, COLUMN_SUM_THREADS_Y, 1), 0, cx.stream, &mut params)?;
+    Ok(outs)
+}
+
 /// Rows and row length of `x` over its last dimension (0-d counts as one row of one).
 pub fn rows_of(x: &TensorArg) -> Result<(i64, i64)> {
     let sizes = x.sizes_real()?;

@@ -10,6 +10,7 @@ constraint relaxed (flexible_layout: no stride-matching copies around our
 ops), HF compiled.
 
     python3 bench/explore/compile_gap.py --layers 8 [--only myns,myns-c]
+    python3 bench/explore/compile_gap.py --layers 16 --only myns,liger --top 60
 """
 
 import argparse
@@ -67,6 +68,7 @@ def main():
         "myns-c": ("myns", True, None),
         "myns-cflex": ("myns", True, "flexible_layout"),
         "hf": ("hf", False, None),
+        "liger": ("liger", False, None),
         "hf-c": ("hf", True, None),
     }
     for key in a.only.split(","):

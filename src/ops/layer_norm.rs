@@ -1,7 +1,7 @@
 //! `layer_norm(Tensor x, Tensor? weight, Tensor? bias, float eps) -> Tensor`
 //! over the last dimension, and its gradient op `layer_norm_backward`.
 
-use crate::cuda;
+use crate::cuda::{self, DTypeKernels};
 use crate::op::{self, op, Backward, Cuda, TensorArg};
 use crate::ops::Ops;
 use crate::rowwise::{self, reduce_kernels, ReduceKernels, RowLaunch};
@@ -55,6 +55,7 @@ pub(crate) const OPS: Ops = &[LayerNorm::spec, LayerNormBackward::spec];
 
 static KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::LAYER_NORM, "layer_norm");
 static BACKWARD_KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::LAYER_NORM, "layer_norm_backward");
+static COLUMN_SUM: DTypeKernels = crate::cuda::dtype_kernels!(crate::kernels::LAYER_NORM, "layer_norm_column_sum");
 
 /// Checks `x` (>= 1-D), an optional per-feature `[x.shape[-1]]` parameter
 /// and `eps` (finite, >= 0).
@@ -191,21 +192,23 @@ fn backward_cuda(a: &LayerNormBackward, cx: &Cuda) -> Result<(Tensor, Tensor, Te
     let cw = a.weight.as_ref().map(TensorArg::contiguous).transpose()?;
     let pw = cw.as_ref().map_or(0, |c| c.ptr);
     let pgx = gx.data_ptr() as usize;
-    // Per-block partial sums of grad_weight and grad_bias, reduced by aten afterwards.
+    // Per-block partial sums of grad_weight and grad_bias (planes 0 and 1 of
+    // one buffer), then summed over the blocks.
     let launch = RowLaunch::block_regs(&BACKWARD_KERNELS, &a.x, &[cg.ptr, c.ptr, pw, pgx], rows, h)?;
     let opts = (dtype.acc().kind(), tch::Device::Cuda(cx.device));
-    let (part_w, part_b) = (Tensor::f_zeros([launch.blocks() as i64, h], opts)?, Tensor::f_zeros([launch.blocks() as i64, h], opts)?);
+    let blocks = launch.blocks() as i64;
+    let partial = Tensor::f_zeros([2, blocks, h], opts)?;
     if rows > 0 {
         let (pg, px, pw, po) = (cg.ptr as u64, c.ptr as u64, pw as u64, pgx as u64);
-        let (ppw, ppb) = (part_w.data_ptr() as u64, part_b.data_ptr() as u64);
+        let ppw = partial.data_ptr() as u64;
+        let ppb = ppw + (blocks * h) as u64 * dtype.acc().size() as u64;
         let mut params = [
             cuda::arg(&pg), cuda::arg(&px), cuda::arg(&pw), cuda::arg(&po), cuda::arg(&ppw), cuda::arg(&ppb),
             cuda::arg(&rows), cuda::arg(&h), cuda::arg(&eps),
         ];
         launch.launch(cx, &mut params)?;
     }
-    // Summed in the accumulation type, rounded once (sum's dtype argument
-    // would round each partial to a half type first).
-    let sum = |p: Tensor| -> Result<Tensor> { Ok(p.f_sum_dim_intlist(&[0i64][..], false, None::<Kind>)?.f_to_kind(dtype.kind())?) };
-    Ok((gx, sum(part_w)?, sum(part_b)?))
+    let mut sums = rowwise::sum_partials(&COLUMN_SUM, dtype, &partial, cx)?;
+    let gb = sums.pop().expect("two planes");
+    Ok((gx, sums.pop().expect("two planes"), gb))
 }

@@ -3,8 +3,8 @@
 
 use crate::op::{self, op, Backward, Cuda, TensorArg};
 use crate::ops::Ops;
+use crate::cuda::{self, DTypeKernels};
 use crate::rowwise::{self, reduce_kernels, ReduceKernels, RowLaunch};
-use crate::cuda;
 use crate::types::{DType, Device, Result};
 use tch::{Kind, Tensor};
 
@@ -56,6 +56,7 @@ pub(crate) const OPS: Ops = &[RmsNorm::spec, RmsNormBackward::spec];
 
 static KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::RMS_NORM, "rms_norm");
 static BACKWARD_KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::RMS_NORM, "rms_norm_backward");
+static COLUMN_SUM: DTypeKernels = crate::cuda::dtype_kernels!(crate::kernels::RMS_NORM, "rms_norm_column_sum");
 
 /// Checks `x` (>= 1-D), `weight` (`[x.shape[-1]]`) and `eps` (finite, >= 0).
 pub(crate) fn check_norm(x: &TensorArg, w: &TensorArg, eps: f64) -> Result<(DType, f64)> {
@@ -176,7 +177,7 @@ pub(crate) fn backward_launch(
     let ce = extra.map(TensorArg::contiguous).transpose()?;
     let pe = ce.as_ref().map_or(0, |c| c.ptr);
     let pgx = gx.data_ptr() as usize;
-    // Per-block partial sums of grad_weight, reduced by aten afterwards.
+    // Per-block partial sums of grad_weight, then summed over the blocks.
     let launch = RowLaunch::block_regs(&BACKWARD_KERNELS, x, &[cg.ptr, cx_.ptr, cw.ptr, pe, pgx], rows, h)?;
     let partial = Tensor::f_zeros([launch.blocks() as i64, h], (dtype.acc().kind(), tch::Device::Cuda(cx.device)))?;
     if rows > 0 {
@@ -188,7 +189,6 @@ pub(crate) fn backward_launch(
         ];
         launch.launch(cx, &mut params)?;
     }
-    // Summed in the accumulation type, rounded once (sum's dtype argument
-    // would round each partial to a half type first).
-    Ok((gx, partial.f_sum_dim_intlist(&[0i64][..], false, None::<tch::Kind>)?.f_to_kind(dtype.kind())?))
+    let gw = rowwise::sum_partials(&COLUMN_SUM, dtype, &partial, cx)?.remove(0);
+    Ok((gx, gw))
 }

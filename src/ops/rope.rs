@@ -105,6 +105,7 @@ struct RopeParams {
     xs: [[i64; 4]; 2],
     os: [[i64; 4]; 2],
     cs: [i64; 3],
+    lanes: i64,
 }
 
 fn strides4(t: &Tensor) -> [i64; 4] {
@@ -125,7 +126,7 @@ fn cuda(a: &Rope, cx: &Cuda) -> Result<(Tensor, Tensor)> {
     // cos and sin with the same strides (one set of offsets for both).
     let (cos, sin) = (a.cos.tensor().f_contiguous()?, a.sin.tensor().f_contiguous()?);
     let cb = if sc[0] == 1 { 0 } else { seq * dim };
-    let p = RopeParams {
+    let mut p = RopeParams {
         x: [a.q.data_ptr() as u64, a.k.data_ptr() as u64],
         out: [oq.data_ptr() as u64, ok.data_ptr() as u64],
         cos: cos.data_ptr() as u64,
@@ -137,6 +138,7 @@ fn cuda(a: &Rope, cx: &Cuda) -> Result<(Tensor, Tensor)> {
         xs: [strides4(&q), strides4(&k)],
         os: [strides4(&oq), strides4(&ok)],
         cs: [cb, dim, 1],
+        lanes: 0, // set with the block shape below
     };
     // 16-byte packs when every row starts 16-byte aligned, the last strides
     // are 1 and each half-row is whole packs.
@@ -149,10 +151,21 @@ fn cuda(a: &Rope, cx: &Cuda) -> Result<(Tensor, Tensor)> {
         && aligned(p.sin, &p.cs);
     let (kernels, n): (&crate::cuda::DTypeKernels, i64) = if vec { (&KERNELS, n) } else { (&SCALAR_KERNELS, 1) };
     let f: &Kernel = kernels.get(dtype);
+    // Threads x over a row's pairs, threads y over `lanes` heads of each of
+    // the block's tokens (kernels/rope.cu).
     let pairs = dim / 2 / n;
     let bx = pairs.min(256);
-    let by = (256 / bx).max(1);
-    let grid = (((pairs + bx - 1) / bx) as u32, ((rows + by - 1) / by).min(65_535) as u32, 1);
+    // Heads spread evenly over the lanes (40 heads in 32 lanes would leave
+    // 24 lanes idle while 8 do a second head).
+    let heads = sq[1] + sk[1];
+    let most = (256 / bx).max(1);
+    let rounds = (heads + most - 1) / most;
+    let lanes = (heads + rounds - 1) / rounds;
+    let per_block = (most / lanes).max(1);
+    p.lanes = lanes;
+    let by = lanes * per_block;
+    let tokens = batch * seq;
+    let grid = (((pairs + bx - 1) / bx) as u32, ((tokens + per_block - 1) / per_block).min(65_535) as u32, 1);
     let mut params = [cuda::arg(&p)];
     cuda::launch(f.function(cx.device)?, grid, (bx as u32, by as u32, 1), 0, cx.stream, &mut params)?;
     Ok((oq, ok))
