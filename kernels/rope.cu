@@ -7,8 +7,8 @@
 // computed in float32 for half types. Threads x cover a row's pairs (N at a
 // time); threads y are `lanes` head lanes times the block's tokens: each
 // thread loads its token's cos and sin once and rotates that token's rows of
-// every head (q's heads first, then k's), so the loads of cos and sin and the
-// index arithmetic are per token, not per row (HF's q [B, Hq, S, D] is a
+// its heads (lane, lane + lanes, ...; q's heads first, then k's), so the
+// loads of cos and sin and the index arithmetic are per token, not per row (HF's q [B, Hq, S, D] is a
 // transposed view: a token's heads are adjacent in memory).
 #include "rows.cuh"
 
@@ -60,34 +60,48 @@ __device__ void rope_impl(const RopeParams& p) {
       s1.v[0] = sn[j * cd];
       s2.v[0] = sn[(j + half) * cd];
     }
-    for (int64_t hh = lane; hh < heads; hh += lanes) {
-      const int t = hh >= hq;  // 0: q, 1: k
-      const int64_t h = t ? hh - hq : hh;
-      const T* x = static_cast<const T*>(p.x[t]) + b * p.xs[t][0] + h * p.xs[t][1] + s * p.xs[t][2];
-      T* o = static_cast<T*>(p.out[t]) + b * p.os[t][0] + h * p.os[t][1] + s * p.os[t][2];
-      P x1, x2;
-      if constexpr (N > 1) {
-        x1 = *reinterpret_cast<const P*>(x + j);
-        x2 = *reinterpret_cast<const P*>(x + j + half);
-      } else {
-        const int64_t xd = p.xs[t][3];
-        x1.v[0] = x[j * xd];
-        x2.v[0] = x[(j + half) * xd];
-      }
-      P o1, o2;
+    // Two heads per pass (hh and hh + lanes), both rows' loads issued before
+    // either is used: more bytes in flight per thread.
+    for (int64_t hh = lane; hh < heads; hh += 2 * lanes) {
+      const int64_t hs[2] = {hh, hh + lanes};
+      const bool two = hs[1] < heads;
+      P x1[2], x2[2];
+      T* o[2];
 #pragma unroll
-      for (int k = 0; k < N; ++k) {
-        const A a = to_acc(x1.v[k]), bb = to_acc(x2.v[k]);
-        o1.v[k] = from_acc<T>(a * to_acc(c1.v[k]) - bb * to_acc(s1.v[k]));
-        o2.v[k] = from_acc<T>(bb * to_acc(c2.v[k]) + a * to_acc(s2.v[k]));
+      for (int u = 0; u < 2; ++u) {
+        if (u == 1 && !two) break;
+        const int t = hs[u] >= hq;  // 0: q, 1: k
+        const int64_t h = t ? hs[u] - hq : hs[u];
+        const T* x = static_cast<const T*>(p.x[t]) + b * p.xs[t][0] + h * p.xs[t][1] + s * p.xs[t][2];
+        o[u] = static_cast<T*>(p.out[t]) + b * p.os[t][0] + h * p.os[t][1] + s * p.os[t][2];
+        if constexpr (N > 1) {
+          x1[u] = *reinterpret_cast<const P*>(x + j);
+          x2[u] = *reinterpret_cast<const P*>(x + j + half);
+        } else {
+          const int64_t xd = p.xs[t][3];
+          x1[u].v[0] = x[j * xd];
+          x2[u].v[0] = x[(j + half) * xd];
+        }
       }
-      if constexpr (N > 1) {
-        *reinterpret_cast<P*>(o + j) = o1;
-        *reinterpret_cast<P*>(o + j + half) = o2;
-      } else {
-        const int64_t od = p.os[t][3];
-        o[j * od] = o1.v[0];
-        o[(j + half) * od] = o2.v[0];
+#pragma unroll
+      for (int u = 0; u < 2; ++u) {
+        if (u == 1 && !two) break;
+        P o1, o2;
+#pragma unroll
+        for (int k = 0; k < N; ++k) {
+          const A a = to_acc(x1[u].v[k]), bb = to_acc(x2[u].v[k]);
+          o1.v[k] = from_acc<T>(a * to_acc(c1.v[k]) - bb * to_acc(s1.v[k]));
+          o2.v[k] = from_acc<T>(bb * to_acc(c2.v[k]) + a * to_acc(s2.v[k]));
+        }
+        if constexpr (N > 1) {
+          *reinterpret_cast<P*>(o[u] + j) = o1;
+          *reinterpret_cast<P*>(o[u] + j + half) = o2;
+        } else {
+          const int t = hs[u] >= hq;
+          const int64_t od = p.os[t][3];
+          o[u][j * od] = o1.v[0];
+          o[u][(j + half) * od] = o2.v[0];
+        }
       }
     }
   }
