@@ -8,8 +8,9 @@
 // time); threads y are `lanes` head lanes times the block's tokens: each
 // thread loads its token's cos and sin once and rotates that token's rows of
 // its heads (lane, lane + lanes, ...; q's heads first, then k's), so the
-// loads of cos and sin and the index arithmetic are per token, not per row (HF's q [B, Hq, S, D] is a
-// transposed view: a token's heads are adjacent in memory).
+// loads of cos and sin and the index arithmetic are per token, not per row
+// (HF's q [B, Hq, S, D] is a transposed view: a token's heads are adjacent
+// in memory).
 #include "rows.cuh"
 
 using myns::Acc;
@@ -107,6 +108,9 @@ __device__ void rope_impl(const RopeParams& p) {
   }
 }
 
+// At most 80 registers (three blocks of 256 threads per SM): ptxas gives the
+// two-head loop 107-117 otherwise, which left two blocks and too few loads in
+// flight (the 16-bit types spill 20-44 bytes instead).
 #define MYNS_ROPE(suffix, T, N) \
-  extern "C" __global__ void rope_##suffix(const RopeParams p) { rope_impl<T, N>(p); }
+  extern "C" __global__ void __launch_bounds__(256, 3) rope_##suffix(const RopeParams p) { rope_impl<T, N>(p); }
 MYNS_FOR_EACH_FLOAT_VEC(MYNS_ROPE)

@@ -71,9 +71,11 @@ def apply_rotary_pos_emb(q, k, cos, sin):
     return hf(q, k, cos, sin)
 
 
-# (1, 290, 10, 3, 2): more heads than a block has head lanes (256).
-@pytest.mark.parametrize("dims", [(2, 3, 1, 5, 8), (1, 32, 8, 17, 128), (3, 4, 4, 1, 64), (2, 2, 2, 3, 6), (1, 290, 10, 3, 2)],
-                         ids=str)
+# The kernel's lanes take heads two at a time: (2, 3, 2, 5, 8) and
+# (1, 290, 9, 3, 2) have an odd head count (a lane with one head);
+# (1, 600, 13, 2, 2) more heads than two per lane of a block (two passes).
+@pytest.mark.parametrize("dims", [(2, 3, 1, 5, 8), (1, 32, 8, 17, 128), (3, 4, 4, 1, 64), (2, 2, 2, 3, 6), (2, 3, 2, 5, 8),
+                                  (1, 290, 9, 3, 2), (1, 600, 13, 2, 2)], ids=str)
 def test_rope(dims, dtype, device):
     b, hq, hk, s, d = dims
     q, k, cos, sin = rope_args(dtype, device, b, hq, hk, s, d)
