@@ -91,6 +91,54 @@ __device__ void cross_entropy_bwd_impl(const T* logits, int64_t ld, const int64_
   }
 }
 
+// The finish of "mean" and "sum" in one block (Rust launches it for up to
+// FINISH_MAX_ROWS rows, src/ops/cross_entropy.rs; aten's reductions beyond): in a fixed order, so
+// deterministic, and two launches per call instead of aten's five or six.
+// - reduce: out = sum(loss) (/ the count of rows not ignored for "mean";
+//   0 / 0 = NaN, as aten), rounded to T once;
+// - scale: the gradient's scale, grad[0] (1 when grad is null) over that
+//   count for "mean", in the accumulation type.
+template <typename T>
+__device__ typename Acc<T>::type counted_rows(const int64_t* __restrict__ target, int64_t n, int64_t ignore) {
+  using A = typename Acc<T>::type;
+  A c = 0;
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) c += target[i] != ignore ? A(1) : A(0);
+  return myns::row_sum(c);
+}
+
+template <typename T>
+__device__ void cross_entropy_reduce_impl(const typename Acc<T>::type* __restrict__ loss,
+                                          const int64_t* __restrict__ target, int64_t n, int64_t ignore, int mean,
+                                          T* __restrict__ out) {
+  using A = typename Acc<T>::type;
+  A s = 0;
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) s += loss[i];
+  s = myns::row_sum(s);
+  if (mean) s /= counted_rows<T>(target, n, ignore);
+  if (threadIdx.x == 0) out[0] = from_acc<T>(s);
+}
+
+template <typename T>
+__device__ void cross_entropy_scale_impl(const T* __restrict__ grad, const int64_t* __restrict__ target, int64_t n,
+                                         int64_t ignore, int mean, typename Acc<T>::type* __restrict__ scale) {
+  using A = typename Acc<T>::type;
+  const A g = grad ? to_acc(grad[0]) : A(1);
+  const A c = mean ? counted_rows<T>(target, n, ignore) : A(1);
+  if (threadIdx.x == 0) scale[0] = mean ? g / c : g;
+}
+
+#define MYNS_CE_FINISH(suffix, T)                                                                              \
+  extern "C" __global__ void __launch_bounds__(1024) cross_entropy_reduce_##suffix(                          \
+      const typename Acc<T>::type* loss, const int64_t* target, int64_t n, int64_t ignore, int mean, T* out) { \
+    cross_entropy_reduce_impl<T>(loss, target, n, ignore, mean, out);                                          \
+  }                                                                                                            \
+  extern "C" __global__ void __launch_bounds__(1024) cross_entropy_scale_##suffix(                           \
+      const T* grad, const int64_t* target, int64_t n, int64_t ignore, int mean,                               \
+      typename Acc<T>::type* scale) {                                                                          \
+    cross_entropy_scale_impl<T>(grad, target, n, ignore, mean, scale);                                         \
+  }
+MYNS_FOR_EACH_FLOAT(MYNS_CE_FINISH)
+
 #define MYNS_CE(suffix, T, N)                                                                                  \
   extern "C" __global__ void MYNS_ROW_BOUNDS cross_entropy_##suffix(const T* logits, int64_t ld,               \
                                                                     const int64_t* target,                     \

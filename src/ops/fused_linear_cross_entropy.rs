@@ -4,7 +4,10 @@
 //! `fused_linear_cross_entropy_backward`. The products run on the GEMM
 //! engine (CUDA) or aten (CPU); the softmax rows on cross_entropy's kernels.
 
-use super::cross_entropy::{check_target, check_target_values, grad_rows_cpu, launch_rows, reduce_rows, row_scale, rows_cpu, Out, Reduction};
+use super::cross_entropy::{
+    check_target, check_target_values, grad_rows_cpu, launch_rows, reduce_rows, reduce_rows_cuda, row_scale, row_scale_cuda, rows_cpu, Out,
+    Reduction,
+};
 use crate::gemm::{self, Problem};
 use crate::op::{self, op, Backward, Cuda, TensorArg};
 use crate::ops::Ops;
@@ -216,7 +219,7 @@ impl<'x, 'a> Inputs<'x, 'a> {
     /// it `grad_hidden` and `grad_weight` (two more products, the weight's
     /// summed over chunks by the GEMM epilogue). Returns the loss and the
     /// gradients asked for.
-    fn pass_cuda(&self, loss: bool, scale: Option<&Tensor>, cx: &Cuda) -> Result<(Option<Tensor>, Option<Grads>)> {
+    fn pass_cuda(&self, loss: bool, scale: Option<(&Tensor, i64)>, cx: &Cuda) -> Result<(Option<Tensor>, Option<Grads>)> {
         let (dtype, red) = self.check()?;
         let (n, h, v, chunk) = self.dims()?;
         let device = Device::Cuda(cx.device);
@@ -246,9 +249,9 @@ impl<'x, 'a> Inputs<'x, 'a> {
                 let out = Out::Loss(rows.data_ptr() as usize + r0 as usize * acc_size);
                 launch_rows(self.hidden, pl, v, pt, c, v, self.ignore, out, cx)?;
             }
-            let (Some(scale), Some((gh, gw))) = (scale, &grads) else { continue };
+            let (Some((scale, scale_ld)), Some((gh, gw))) = (scale, &grads) else { continue };
             // The logits become their gradient, in place (after the losses).
-            let grad = Out::Grad { scale: scale.data_ptr() as usize + r0 as usize * acc_size, scale_ld: 1, d: pl, d_ld: v };
+            let grad = Out::Grad { scale: scale.data_ptr() as usize + (r0 * scale_ld) as usize * acc_size, scale_ld, d: pl, d_ld: v };
             launch_rows(self.hidden, pl, v, pt, c, v, self.ignore, grad, cx)?;
             // grad_hidden[r0..] = d @ weight ([c, v] @ [v, h]).
             product(pl, [v, 1], pw, [h, 1], gh.data_ptr() as usize + (r0 * h) as usize * es, [c, v, h], dtype, cx)?;
@@ -262,7 +265,7 @@ impl<'x, 'a> Inputs<'x, 'a> {
             }
         }
         let loss = match rows {
-            Some(rows) => Some(reduce_rows(&rows, &target, self.ignore, red, dtype)?),
+            Some(rows) => Some(reduce_rows_cuda(&rows, &target, self.ignore, red, dtype, cx)?),
             None => None,
         };
         Ok((loss, grads))
@@ -319,13 +322,6 @@ fn train_meta(a: &FlceTrain) -> Result<(Tensor, Tensor, Tensor)> {
     Ok((loss, gh, gw))
 }
 
-/// The gradient scale of a loss gradient of 1, per row (accumulation type).
-fn unit_scale(x: &Inputs, dtype: DType, red: Reduction, device: tch::Device) -> Result<Tensor> {
-    let n = x.hidden.sizes_real()?[0];
-    let one = Tensor::f_ones([], (dtype.acc().kind(), device))?;
-    row_scale(&one, &x.target.tensor(), x.ignore, red, n, dtype.acc().kind())
-}
-
 fn train_cpu(a: &FlceTrain) -> Result<(Tensor, Tensor, Tensor)> {
     let x = a.inputs();
     let (dtype, red) = x.check()?;
@@ -345,8 +341,8 @@ fn train_cuda(a: &FlceTrain, cx: &Cuda) -> Result<(Tensor, Tensor, Tensor)> {
         let (gh, gw) = x.no_grads()?;
         return Ok((loss.ok_or_else(|| a.hidden.error("no loss came out"))?, gh, gw));
     }
-    let scale = unit_scale(&x, dtype, red, tch::Device::Cuda(cx.device))?;
-    match x.pass_cuda(true, Some(&scale), cx)? {
+    let (scale, ld) = row_scale_cuda(None, &a.target.tensor().f_contiguous()?, a.ignore_index, red, a.hidden.sizes_real()?[0], dtype, cx)?;
+    match x.pass_cuda(true, Some((&scale, ld)), cx)? {
         (Some(loss), Some((gh, gw))) => Ok((loss, gh, gw)),
         _ => Err(a.hidden.error("no loss or gradients came out")),
     }
@@ -409,8 +405,8 @@ fn backward_cuda(a: &FlceBackward, cx: &Cuda) -> Result<(Tensor, Tensor)> {
     let (dtype, red) = check_backward(a)?;
     let x = a.inputs();
     let n = a.hidden.sizes_real()?[0];
-    let scale = row_scale(&a.grad.tensor(), &a.target.tensor().f_contiguous()?, a.ignore_index, red, n, dtype.acc().kind())?;
-    match x.pass_cuda(false, Some(&scale), cx)? {
+    let (scale, ld) = row_scale_cuda(Some(&a.grad.tensor()), &a.target.tensor().f_contiguous()?, a.ignore_index, red, n, dtype, cx)?;
+    match x.pass_cuda(false, Some((&scale, ld)), cx)? {
         (_, Some(grads)) => Ok(grads),
         _ => Err(a.hidden.error("no gradients came out")),
     }

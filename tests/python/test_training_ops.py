@@ -90,8 +90,10 @@ def test_rope(dims, dtype, device):
     check_op("rope", [q.contiguous(), k, cos.expand(b, s, d).contiguous(), sin.expand(b, s, d).contiguous()])
 
 
+# (70000, 3): more rows than one block finishes a "mean" or "sum" in
+# (src/ops/cross_entropy.rs FINISH_MAX_ROWS): aten's reductions.
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
-@pytest.mark.parametrize("nv", [(7, 33), (64, 1000), (3, 50257), (1, 1), (0, 5)], ids=str)
+@pytest.mark.parametrize("nv", [(7, 33), (64, 1000), (3, 50257), (1, 1), (0, 5), (70000, 3)], ids=str)
 def test_cross_entropy(nv, reduction, dtype, device):
     n, v = nv
     x = rand(nv, dtype, device, 3.0)
@@ -117,6 +119,24 @@ def test_fused_linear_cross_entropy(nhv, reduction, dtype, device):
     t = ce_target(n, v, device)
     (loss,) = check_op("fused_linear_cross_entropy", [hid, w, t, -100, reduction])
     g = rand(loss.shape, dtype, device)
+    check_op("fused_linear_cross_entropy_backward", [g, hid, w, t, -100, reduction])
+    check_op("fused_linear_cross_entropy_train", [hid, w, t, -100, reduction])
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.cuda
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("nhv", [(600, 8, 32769), (70000, 4, 3)], ids=str)
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32], ids=str)
+def test_fused_linear_cross_entropy_chunks(nhv, reduction, dtype):
+    """Several chunks on CUDA: (600, 8, 32769) in chunks of 256 rows with one
+    gradient scale for all rows ("mean", "sum"); (70000, 4, 3), past
+    FINISH_MAX_ROWS, in chunks of 1024 with a scale per row."""
+    n, h, v = nhv
+    hid, w = rand((n, h), dtype, "cuda"), rand((v, h), dtype, "cuda")
+    t = ce_target(n, v, "cuda")
+    (loss,) = check_op("fused_linear_cross_entropy", [hid, w, t, -100, reduction])
+    g = rand(loss.shape, dtype, "cuda")
     check_op("fused_linear_cross_entropy_backward", [g, hid, w, t, -100, reduction])
     check_op("fused_linear_cross_entropy_train", [hid, w, t, -100, reduction])
 
