@@ -27,7 +27,10 @@ struct Gelu {
       A s, om, dy;
       tanh_form(a, s, om, dy);
       value = a * s;
-      slope = s + a * dy * s * om;
+      // a s (1 - s) first: it is 0 for |a| far out (then a dy may overflow,
+      // and inf * 0 would be NaN where the slope is 1 or 0).
+      const A aso = a * s * om;
+      slope = s + (aso == A(0) ? A(0) : aso * dy);
     } else {
       const A phi = A(0.3989422804014327) * exp(A(-0.5) * a * a);
       const A cdf = A(0.5) * (A(1) + erf(a * A(0.7071067811865476)));
