@@ -92,8 +92,9 @@ __device__ void cross_entropy_bwd_impl(const T* logits, int64_t ld, const int64_
 }
 
 // The finish of "mean" and "sum" in one block (Rust launches it for up to
-// FINISH_MAX_ROWS rows, src/ops/cross_entropy.rs; aten's reductions beyond): in a fixed order, so
-// deterministic, and two launches per call instead of aten's five or six.
+// FINISH_MAX_ROWS rows, src/ops/cross_entropy.rs; aten's reductions
+// beyond): in a fixed order, so deterministic, and two launches per call
+// instead of aten's five or six.
 // - reduce: out = sum(loss) (/ the count of rows not ignored for "mean";
 //   0 / 0 = NaN, as aten), rounded to T once;
 // - scale: the gradient's scale, grad[0] (1 when grad is null) over that

@@ -67,9 +67,9 @@ static SCALE: DTypeKernels = crate::cuda::dtype_kernels!(crate::kernels::CROSS_E
 
 /// Rows up to which one block finishes a "mean" or "sum" (the loss, the
 /// gradient scale): two launches per call instead of aten's five or six
-/// (the call's host time at 16 x 1000 was 3x aten's). One block reads the
-/// rows' losses and targets at a few hundred GB/s, a few µs here; beyond,
-/// aten's reductions spread over the GPU.
+/// (the call's host time at 16 x 1000 was 2.8x aten's, now 0.8x on the
+/// H100). The block reads 12 bytes a row, 0.8 MB at this limit; beyond it,
+/// aten's reductions, which spread over the GPU.
 const FINISH_MAX_ROWS: i64 = 1 << 16;
 
 /// `reduction` of the cross-entropy ops.

@@ -129,9 +129,11 @@ def test_fused_linear_cross_entropy(nhv, reduction, dtype, device):
 @pytest.mark.parametrize("nhv", [(600, 8, 32769), (70000, 4, 3)], ids=str)
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32], ids=str)
 def test_fused_linear_cross_entropy_chunks(nhv, reduction, dtype):
-    """Several chunks on CUDA: (600, 8, 32769) in chunks of 256 rows with one
-    gradient scale for all rows ("mean", "sum"); (70000, 4, 3), past
-    FINISH_MAX_ROWS, in chunks of 1024 with a scale per row."""
+    """Past the small cases' single chunk, on CUDA: (600, 8, 32769) in two
+    chunks of 512 rows (src/ops/fused_linear_cross_entropy.rs chunk_rows),
+    with one gradient scale for all rows ("mean", "sum") or one per row
+    ("none"); (70000, 4, 3), past FINISH_MAX_ROWS: aten's reductions and a
+    scale per row."""
     n, h, v = nhv
     hid, w = rand((n, h), dtype, "cuda"), rand((v, h), dtype, "cuda")
     t = ce_target(n, v, "cuda")
