@@ -6,10 +6,13 @@ give the loss of the same model trained in one process on the whole batch.
 
 Each rank takes half of each batch (equal token counts, no ignored labels,
 so the mean of the ranks' mean losses is the whole batch's mean loss), DDP
-and FSDP2 average the gradients, and after each SGD step the parameters
-must match the single-process model's. Rank 0 prints ``patch-distributed
-ok`` with the largest loss difference, which must stay within float32
-roundoff of a sum over the batch.
+and FSDP2 average the gradients, and after each SGD step every parameter
+must match the single-process model's (FSDP2's shards gathered) to within
+1e-3 of the updates made so far: float32 roundoff is some 1e-6 of them,
+while a gradient not averaged over the ranks, or a rank left out, moves a
+parameter by half an update or more. The loss must stay within float32
+roundoff of a sum over the batch. Rank 0 prints ``patch-distributed ok``
+with the largest differences.
 """
 
 import argparse
@@ -32,6 +35,24 @@ def tiny_llama(device):
                                    attn_implementation="eager")
     torch.manual_seed(0)
     return myns.patch(transformers.LlamaForCausalLM(cfg).to(device))
+
+
+def check_params(model, single, moved, mode, rank, step):
+    """Every parameter of the data-parallel model against the one-process
+    model's, within 1e-3 of the updates so far (plus the parameter's own
+    rounding); returns the largest difference as a fraction of the updates.
+    Collective under FSDP2 (the shards are gathered): every rank calls it."""
+    worst = 0.0
+    for (name, p), (ref_name, r) in zip(model.named_parameters(), single.named_parameters()):
+        assert name == ref_name, (name, ref_name)
+        full = p.full_tensor() if mode == "fsdp2" else p
+        diff = float((full.detach() - r.detach()).abs().max())
+        scale = moved[name] + 8 * 2.0**-24 * float(r.detach().abs().max())
+        if diff > 1e-3 * scale:
+            raise SystemExit(f"rank {rank} step {step}: {mode} parameter {name} differs from one process's by "
+                             f"{diff:.3g}, more than 1e-3 of its updates so far ({moved[name]:.3g})")
+        worst = max(worst, diff / scale if scale else 0.0)
+    return worst
 
 
 def main():
@@ -64,7 +85,8 @@ def main():
     ref_opt = torch.optim.SGD(single.parameters(), lr=0.1)
 
     g = torch.Generator().manual_seed(1)
-    worst = 0.0
+    worst, worst_param = 0.0, 0.0
+    moved = {name: 0.0 for name, _ in single.named_parameters()}  # sum of each tensor's largest update
     for step in range(args.steps):
         ids = torch.randint(0, 97, (2 * world, 16), generator=g).to(device)
         mine = ids[rank * 2 : (rank + 1) * 2]
@@ -77,18 +99,22 @@ def main():
         mean /= world
         ref = single(input_ids=ids, labels=ids).loss
         ref.backward()
+        for name, p in single.named_parameters():
+            moved[name] += 0.1 * float(p.grad.abs().max())
         ref_opt.step()
         ref_opt.zero_grad()
+        worst_param = max(worst_param, check_params(model, single, moved, args.mode, rank, step))
         diff = abs(float(mean) - float(ref.detach()))
         worst = max(worst, diff)
         # float32 sums over 2 * world * 16 tokens of losses near log(97) = 4.6.
-        bound = 16 * 2.0**-24 * float(ref) * 2 * world * 16
+        bound = 16 * 2.0**-24 * float(ref.detach()) * 2 * world * 16
         if diff > bound:
             raise SystemExit(f"rank {rank} step {step}: {args.mode} loss {float(mean):.7f} vs one process "
                              f"{float(ref):.7f} (|diff| {diff:.3g} > {bound:.3g})")
     if rank == 0:
         print(f"patch-distributed ok: {args.mode} on {world} x {args.device}, {args.steps} steps, "
-              f"largest |loss - single-process loss| {worst:.3g}")
+              f"largest |loss - single-process loss| {worst:.3g}, largest parameter difference "
+              f"{worst_param:.3g} of the updates")
     # Every rank done before any tears down: a rank still in gloo when its
     # peer has closed the connection aborts (seen once in CI, SIGABRT after
     # the ok line).
