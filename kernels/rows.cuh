@@ -181,7 +181,7 @@ __device__ __forceinline__ MaxSum<A> row_max_sum(MaxSum<A> v) {
 // plane (about 14 us for [528, 2048] floats on the H100, and two launches).
 // Threads x take 32 adjacent columns (coalesced), threads y split the parts;
 // shared memory adds the y partial sums in a fixed order (deterministic).
-constexpr int kColumnSumThreadsY = 32;
+constexpr int kColumnSumThreadsY = MYNS_COLUMN_SUM_THREADS_Y;
 template <typename T>
 __device__ void column_sum_impl(const typename Acc<T>::type* __restrict__ partial, T* __restrict__ out0,
                                 T* __restrict__ out1, int64_t parts, int64_t H) {

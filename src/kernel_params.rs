@@ -11,6 +11,9 @@ pub const ROW_REGS_MAX_THREADS: i64 = 1024;
 /// 16-byte packs each thread of a general row kernel keeps in registers
 /// (longer rows are re-read from cache).
 pub const ROW_CACHED_PACKS: i64 = 4;
+/// Threads y of the column-sum kernel over a backward's per-block partials
+/// (kernels/rows.cuh `column_sum_impl`; 32 threads x take 32 columns).
+pub const COLUMN_SUM_THREADS_Y: i64 = 32;
 /// Threads per block of the streaming elementwise kernels (add, scale).
 pub const EW_THREADS: i64 = 256;
 /// 16-byte loads each elementwise thread issues before it computes.
@@ -22,6 +25,7 @@ pub const ALL: &[(&str, i64)] = &[
     ("ROW_MAX_THREADS", ROW_MAX_THREADS),
     ("ROW_REGS_MAX_THREADS", ROW_REGS_MAX_THREADS),
     ("ROW_CACHED_PACKS", ROW_CACHED_PACKS),
+    ("COLUMN_SUM_THREADS_Y", COLUMN_SUM_THREADS_Y),
     ("EW_THREADS", EW_THREADS),
     ("EW_UNROLL", EW_UNROLL),
 ];

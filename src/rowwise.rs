@@ -101,7 +101,8 @@ pub struct ReducePlan {
     pub by: i64,
 }
 
-fn whole_warps(t: i64, max: i64) -> i64 {
+/// `t` threads rounded up to whole warps, between one warp and `max`.
+pub(crate) fn whole_warps(t: i64, max: i64) -> i64 {
     ((t + 31) / 32 * 32).clamp(32, max)
 }
 
@@ -291,9 +292,6 @@ impl RowLaunch {
     }
 }
 
-/// Threads y of the column-sum kernel (kernels/rows.cuh `kColumnSumThreadsY`).
-const COLUMN_SUM_THREADS_Y: u32 = 32;
-
 /// The sums over the parts of a backward kernel's per-block partials, by
 /// `kernels` (`<op>_column_sum_<dtype>`, kernels/rows.cuh `MYNS_COLUMN_SUM`):
 /// `partial` is `[planes, parts, h]` or `[parts, h]`, contiguous, in
@@ -316,7 +314,7 @@ pub fn sum_partials(kernels: &DTypeKernels, dtype: DType, partial: &tch::Tensor,
     let o1 = outs.get(1).map_or(0, |t| t.data_ptr() as u64);
     let mut params = [cuda::arg(&pp), cuda::arg(&o0), cuda::arg(&o1), cuda::arg(&parts), cuda::arg(&h)];
     let grid = (((h + 31) / 32) as u32, planes as u32, 1);
-    cuda::launch(kernels.get(dtype).function(cx.device)?, grid, (32, COLUMN_SUM_THREADS_Y, 1), 0, cx.stream, &mut params)?;
+    cuda::launch(kernels.get(dtype).function(cx.device)?, grid, (32, crate::kernel_params::COLUMN_SUM_THREADS_Y as u32, 1), 0, cx.stream, &mut params)?;
     Ok(outs)
 }
 

@@ -5,7 +5,7 @@
 use crate::cuda::{self, DTypeKernels};
 use crate::op::{self, op, Backward, Cuda, TensorArg};
 use crate::ops::Ops;
-use crate::rowwise::{row_kernels, RowKernels, RowLaunch, Rows};
+use crate::rowwise::{self, row_kernels, RowKernels, RowLaunch, Rows};
 use crate::types::{DType, Device, Error, Result, ScalarType};
 use tch::{Kind, Tensor};
 
@@ -200,9 +200,9 @@ pub(crate) fn row_scale_cuda(grad: Option<&Tensor>, target: &Tensor, ignore: i64
     Ok((scale, 0))
 }
 
-/// Threads of the one-block finish: whole warps, at most 1024.
+/// Threads of the one-block finish: a thread a row, in whole warps, at most 1024.
 fn finish_threads(n: i64) -> u32 {
-    ((n + 31) / 32 * 32).clamp(32, 1024) as u32
+    rowwise::whole_warps(n, 1024) as u32
 }
 
 /// Per-row losses of `logits` `[n, V]` (any strides) on the CPU, in the
