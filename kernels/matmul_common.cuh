@@ -39,6 +39,18 @@ __device__ __forceinline__ void tile_of(int64_t pid, int64_t tiles_m, int64_t ti
   tn = r / rows;
 }
 
+// tile_of in 32 bits (runtime 64-bit divisions are long software sequences).
+__device__ __forceinline__ void tile_of32(uint32_t pid, uint32_t tiles_m, uint32_t tiles_n, uint32_t& tm, uint32_t& tn) {
+  constexpr uint32_t G = 8;
+  const uint32_t per_group = G * tiles_n;
+  const uint32_t group = pid / per_group;
+  const uint32_t first = group * G;
+  const uint32_t rows = min(tiles_m - first, G);
+  const uint32_t r = pid - group * per_group;
+  tm = first + r % rows;
+  tn = r / rows;
+}
+
 template <typename T> struct Pair;
 template <> struct Pair<__half> { using type = __half2; static __device__ __forceinline__ __half2 make(float x, float y) { return __floats2half2_rn(x, y); } };
 template <> struct Pair<__nv_bfloat16> { using type = __nv_bfloat162; static __device__ __forceinline__ __nv_bfloat162 make(float x, float y) { return __floats2bfloat162_rn(x, y); } };

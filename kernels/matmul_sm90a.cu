@@ -30,12 +30,13 @@
 //
 // Output: cooperative 16-bit kernels with a unit-stride output
 // (`p.tma_store`, set by src/gemm/sm90.rs) write each consumer's 64 x BN
-// half into shared memory; with 16-byte aligned rows (1) they store it with
-// TMA and go straight on to the next tile while the copy engine writes it
-// out; with other rows (2: N = 4095, a vocabulary of 32001), which TMA
-// cannot address, each row shifted to its global alignment, its aligned
-// middle written by a bulk copy and its ends by the threads. The others
-// store from registers.
+// half into shared memory (the 256-wide tile in two rounds of 128 columns,
+// which leaves room for a fourth stage); with 16-byte aligned rows (1) they
+// store it with TMA and go straight on to the next tile while the copy
+// engine writes it out; with other rows (2: N = 4095, a vocabulary of
+// 32001), which TMA cannot address, each row shifted to its global
+// alignment, its aligned middle written by a bulk copy and its ends by the
+// threads. The others store from registers.
 //
 // TF32 reads K-major operands only (`mm_wg<BN>_tf32_kk`), and also comes
 // with an M-contiguous A (`mm_wgr<BN>_tf32`): wgmma reads TF32 from shared
@@ -66,17 +67,25 @@ template <int BN, bool PP, bool OUT16> struct Tile {
   static constexpr int BASE_STAGES = PP ? MYNS_WGP_STAGES(BN) : MYNS_WG_STAGES(BN);
   static_assert(BASE_STAGES > 0, "no such tile in src/gemm/tiles.rs");
   static constexpr int A_BYTES = BM * BK_BYTES, B_BYTES = BN * BK_BYTES, STAGE_BYTES = A_BYTES + B_BYTES;
-  // Cooperative 16-bit tiles: the output tile, its rows C_PITCH bytes apart
-  // (16 more than a row: a row stored by bulk copy starts at its global
-  // address's offset from a 16-byte boundary); cooperative TF32 tiles spend
-  // that shared memory on more stages (WgTile::stages_for).
-  static constexpr int OUT_BYTES = BM * BN * 2, C_PITCH = BN * 2 + 16;
-  static constexpr int C_BYTES = !PP && OUT16 ? BM * C_PITCH : 0;
-  static constexpr int STAGES = BASE_STAGES + (!PP && !OUT16 ? OUT_BYTES / STAGE_BYTES : 0);
-  // As WgTile::smem in src/gemm/tiles.rs: the stages, the output tile, 1024
-  // bytes to align them (128-byte swizzle), full/empty barriers per stage,
-  // two turn barriers.
-  static constexpr int SMEM = STAGES * STAGE_BYTES + C_BYTES + 1024 + (2 * STAGES + 2) * 8;
+  // Cooperative 16-bit tiles stage the output in shared memory, each
+  // consumer's 64-row half in rounds of TMA_COLS columns (TMA stores) or
+  // BULK_COLS columns (bulk copies of rows C_PITCH bytes apart: 16 more than
+  // a round's row, which starts at its global address's offset from a
+  // 16-byte boundary); C_HALF bytes per consumer. Cooperative TF32 tiles
+  // spend that shared memory on more stages (WgTile::stages_for).
+  static constexpr int TMA_COLS = MYNS_WG_TMA_COLS(BN), BULK_COLS = MYNS_WG_BULK_COLS(BN), C_PITCH = BULK_COLS * 2 + 16;
+  static_assert(BN % TMA_COLS == 0 && TMA_COLS % 64 == 0 && BN % BULK_COLS == 0 && BULK_COLS % 8 == 0, "staged rounds");
+  static constexpr int C_HALF = 64 * (TMA_COLS * 2 > C_PITCH ? TMA_COLS * 2 : C_PITCH);
+  static constexpr int C_BYTES = !PP && OUT16 ? 2 * C_HALF : 0;
+  static constexpr int STAGES = BASE_STAGES + (!PP && !OUT16 ? 2 * C_HALF / STAGE_BYTES : 0);
+  // Full/empty barriers per stage, two turn barriers.
+  static constexpr int BAR_BYTES = (2 * STAGES + 2) * 8;
+  static_assert(BAR_BYTES <= 512, "the barriers fit in the alignment's slack or after it");
+  // As WgTile::smem in src/gemm/tiles.rs: the stages, the output region,
+  // 1024 bytes to align them (128-byte swizzle), which also hold the
+  // barriers (see `bars`).
+  static constexpr int SMEM = STAGES * STAGE_BYTES + C_BYTES + 1024;
+  static_assert(SMEM <= 227 * 1024, "more shared memory than an H100 block has");
 };
 
 __device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
@@ -153,8 +162,10 @@ __device__ __forceinline__ void tma_store(const CUtensorMap* map, uint32_t src, 
 __device__ __forceinline__ void tma_store_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
 // This thread's committed TMA stores have read their shared memory.
 __device__ __forceinline__ void tma_store_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
-// ... and have completed.
-__device__ __forceinline__ void tma_store_wait() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+// Fetches a tensor map into the TMA unit's cache ahead of its first use.
+__device__ __forceinline__ void prefetch_tensormap(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
 
 // Two floats from shared memory (8-byte aligned address).
 __device__ __forceinline__ float2 lds2(uint32_t addr) {
@@ -291,7 +302,9 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   const uint32_t raw = smem_addr(smem_raw);
   const uint32_t base = (raw + 1023u) & ~1023u;
   const uint32_t c_base = base + STAGES * STAGE_BYTES;
-  const uint32_t bars = c_base + L::C_BYTES;
+  // The barriers go below `base` where aligning it left room for them, else
+  // after the output region (within the 1024 bytes SMEM keeps for aligning).
+  const uint32_t bars = base - raw >= L::BAR_BYTES ? raw : c_base + L::C_BYTES;
   auto full = [&](int s) { return bars + 8u * s; };
   auto empty = [&](int s) { return bars + 8u * (STAGES + s); };
   // Ping-pong: consumer c may start a main loop once turn(c) completes.
@@ -304,32 +317,42 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   // Clusters of `cl` blocks (1 or 2) along M: a work item is a column of
   // `cl` tiles, rank r computing the r-th.
   const int cl = static_cast<int>(cluster_size()), rank = cl > 1 ? static_cast<int>(cluster_rank()) : 0;
-  const int64_t tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN, groups_m = (tiles_m + cl - 1) / cl;
-  const int64_t per_batch = groups_m * tiles_n, tiles = per_batch * p.batch * p.splits;
+  // Work items are counted in 32 bits (src/gemm/sm90.rs keeps them under
+  // 2^31): 64-bit divisions by these counts, a long software sequence each,
+  // sit between every block's start and its first load.
+  const uint32_t tiles_m = static_cast<uint32_t>((M + BM - 1) / BM), tiles_n = static_cast<uint32_t>((N + BN - 1) / BN);
+  const uint32_t groups_m = (tiles_m + cl - 1) / cl;
+  const uint32_t splits = static_cast<uint32_t>(p.splits);
+  const uint32_t per_batch = groups_m * tiles_n, tiles = per_batch * static_cast<uint32_t>(p.batch) * splits;
   // Persistent: cluster c takes work items c, c + clusters, ... (batch- and
   // split-major, then tile_of's L2-friendly order). The producer runs ahead
   // into the next item while the consumers store the last one. Item w covers
   // output tile (m0, n0) of batch z / splits, over k-tiles [k0, k0 + kt).
-  const int64_t first = blockIdx.x / cl, stride = gridDim.x / cl;
+  const uint32_t first = blockIdx.x / cl, stride = gridDim.x / cl;
   struct Item {
     int64_t z;  // batch * splits + split
     int m0, n0, bz, k0, kt;
   };
-  auto item = [&](int64_t w) {
+  auto item = [&](uint32_t w) {
     Item it;
-    int64_t tm, tn;
-    it.z = w / per_batch;
-    tile_of(w - it.z * per_batch, groups_m, tiles_n, tm, tn);
+    const uint32_t z = w / per_batch;
+    uint32_t tm, tn;
+    tile_of32(w - z * per_batch, groups_m, tiles_n, tm, tn);
+    it.z = z;
     it.m0 = static_cast<int>((tm * cl + rank) * BM);
     it.n0 = static_cast<int>(tn * BN);
-    it.bz = static_cast<int>(it.z / p.splits);
-    const int64_t k_begin = (it.z - it.bz * p.splits) * p.k_chunk, k_end = min(K, k_begin + p.k_chunk);
+    const uint32_t bz = z / splits;
+    it.bz = static_cast<int>(bz);
+    const int64_t k_begin = static_cast<int64_t>(z - bz * splits) * p.k_chunk, k_end = min(K, k_begin + p.k_chunk);
     it.k0 = static_cast<int>(k_begin);
     it.kt = static_cast<int>((k_end - k_begin + BK - 1) / BK);
     return it;
   };
 
   if (tid == 0) {
+    prefetch_tensormap(tmA);
+    prefetch_tensormap(tmB);
+    if (p.tma_store == 1) prefetch_tensormap(tmC);
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(full(s), 1);
       mbar_init(empty(s), (PP ? 1 : CONSUMERS) * 4 * cl);  // one arrival per consuming warp of the cluster
@@ -348,7 +371,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (tid == 0) {
       int it = 0;
-      for (int64_t w = first; w < tiles; w += stride) {
+      for (uint32_t w = first; w < tiles; w += stride) {
         const Item t = item(w);
         // The second tile of a cluster past the last row of tiles: no A to
         // load (its results are never stored).
@@ -428,7 +451,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     uint32_t af[2][BK_BYTES / 32][4];  // A_REG: double-buffered (one group stays in flight)
     int it = 0, mine = 0;
     int64_t j = 0;
-    for (int64_t w = first; w < tiles; w += stride, ++j) {
+    for (uint32_t w = first; w < tiles; w += stride, ++j) {
       const Item t = item(w);
       if (PP && (j & 1) != cw) {
         it += t.kt;  // the other consumer's tile: skip its stages
@@ -498,81 +521,92 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       // d[4j + {2,3}] row g + 8 (A_REG: rows pr and pr + 1).
       if constexpr (!PP && !A_REG && sizeof(T) == 2) {
         if (p.tma_store) {
-          const uint32_t cbuf = c_base + cw * (64 * L::C_PITCH);  // 1024-aligned: 64 * C_PITCH = 128 BN + 1024
+          const uint32_t cbuf = c_base + cw * L::C_HALF;  // 1024-aligned (C_HALF is a multiple of 1024)
           const bool leader = tid % 128 == 0;
-          // The last tile's copies are done reading the buffer (in mode 2
-          // every thread may have issued some).
-          if (leader || p.tma_store == 2) tma_store_wait_read();
-          bar_sync(1 + cw, 128);
           if (p.tma_store == 1) {
-            // This consumer's 64 x BN half as BN / 64 boxes of 64 x 64
-            // (128-byte swizzle: 16-byte chunk c of row r at c ^ (r % 8)),
-            // four 8 x 8 matrices per 16 columns; TMA leaves out what lies
-            // past the edges.
+            // This consumer's 64 x BN half in rounds of TMA_COLS columns,
+            // each as boxes of 64 x 64 (128-byte swizzle: 16-byte chunk c of
+            // row r at c ^ (r % 8)), four 8 x 8 matrices per 16 columns; TMA
+            // leaves out what lies past the edges.
             const int mi = lane / 8, row = warp * 16 + (mi & 1) * 8 + lane % 8;
 #pragma unroll
-            for (int jj = 0; jj < BN / 16; ++jj) {
-              const int col = jj * 16 + (mi >> 1) * 8;
-              const uint32_t addr = cbuf + (col / 64) * 8192 + row * 128 + ((((col % 64) / 8) ^ (row & 7)) << 4);
-              const float* v = &d[0][8 * jj];
-              stmatrix4(addr, pack2<T>(v[0], v[1]), pack2<T>(v[2], v[3]), pack2<T>(v[4], v[5]), pack2<T>(v[6], v[7]));
-            }
-            fence_async_smem();
-            bar_sync(1 + cw, 128);
-            if (leader) {
+            for (int c0 = 0; c0 < BN; c0 += L::TMA_COLS) {
+              // The last round's (or tile's) copies are done reading the buffer.
+              if (leader) tma_store_wait_read();
+              bar_sync(1 + cw, 128);
 #pragma unroll
-              for (int b = 0; b < BN / 64; ++b) tma_store(tmC, cbuf + b * 8192, n0 + 64 * b, m0 + cw * 64, t.bz);
-              tma_store_commit();
+              for (int jj = 0; jj < L::TMA_COLS / 16; ++jj) {
+                const int col = jj * 16 + (mi >> 1) * 8;
+                const uint32_t addr = cbuf + (col / 64) * 8192 + row * 128 + ((((col % 64) / 8) ^ (row & 7)) << 4);
+                const float* v = &d[0][c0 / 2 + 8 * jj];
+                stmatrix4(addr, pack2<T>(v[0], v[1]), pack2<T>(v[2], v[3]), pack2<T>(v[4], v[5]), pack2<T>(v[6], v[7]));
+              }
+              fence_async_smem();
+              bar_sync(1 + cw, 128);
+              if (leader) {
+#pragma unroll
+                for (int b = 0; b < L::TMA_COLS / 64; ++b) tma_store(tmC, cbuf + b * 8192, n0 + c0 + 64 * b, m0 + cw * 64, t.bz);
+                tma_store_commit();
+              }
             }
             continue;
           }
-          // Rows TMA cannot address (pitch or start off 16 bytes): row r of
-          // the half goes to cbuf + r C_PITCH + s, s being its global
-          // start's offset from a 16-byte boundary, so that its 16-byte
-          // aligned middle is one bulk copy (issued by a thread per row);
-          // the few elements before and after it (under 8 each) are stored
-          // by the threads. The copies run on while the next tile starts,
-          // as TMA stores do.
+          // Rows TMA cannot address (pitch or start off 16 bytes), in rounds
+          // of BULK_COLS columns: row r of the round goes to cbuf + r C_PITCH
+          // + s, s being its global start's offset from a 16-byte boundary
+          // (the same in every round: they start 2 BULK_COLS bytes apart),
+          // so that its 16-byte aligned middle is one bulk copy (issued by a
+          // thread per row); the few elements before and after it (under 8
+          // each) are stored by the threads. The copies run on while the
+          // next round or tile starts, as TMA stores do.
           T* c = static_cast<T*>(p.c) + (int64_t)t.bz * p.scb;
           const int64_t r0 = m0 + cw * 64;
           auto offset = [&](int row) { return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(c + (r0 + row) * p.scm + n0) % 16); };
           const int ra = warp * 16 + g, rb = ra + 8;
           const uint32_t sa = offset(ra), sb = offset(rb);
           const uint32_t pa = cbuf + ra * L::C_PITCH + sa + 4 * t4, pb = cbuf + rb * L::C_PITCH + sb + 4 * t4;
-#pragma unroll
-          for (int j = 0; j < BN / 8; ++j) {
-            const uint32_t va = pack2<T>(d[0][4 * j], d[0][4 * j + 1]), vb = pack2<T>(d[0][4 * j + 2], d[0][4 * j + 3]);
-            if (sa % 4 == 0) {
-              sts32(pa + 16 * j, va);
-            } else {
-              sts16(pa + 16 * j, static_cast<uint16_t>(va));
-              sts16(pa + 16 * j + 2, static_cast<uint16_t>(va >> 16));
-            }
-            if (sb % 4 == 0) {
-              sts32(pb + 16 * j, vb);
-            } else {
-              sts16(pb + 16 * j, static_cast<uint16_t>(vb));
-              sts16(pb + 16 * j + 2, static_cast<uint16_t>(vb >> 16));
-            }
-          }
-          fence_async_smem();
-          bar_sync(1 + cw, 128);
           // Thread i < 64: row i's middle and head; thread 64 + i its tail.
           const int row = tid % 64;
-          const int cols = static_cast<int>(min(static_cast<int64_t>(BN), N - n0));
-          if (r0 + row < M) {
-            T* dst = c + (r0 + row) * p.scm + n0;
-            const uint32_t s = offset(row), src = cbuf + row * L::C_PITCH + s;
-            const int head = min(cols, static_cast<int>((16 - s) % 16) / 2), body = (cols - head) / 8 * 8;
-            const unsigned char* sp = smem_raw + (src - raw);
-            if (tid % 128 < 64) {
-              if (body > 0) {
-                bulk_store(dst + head, src + 2 * head, 2 * body);
-                tma_store_commit();
+          const uint32_t s = offset(row), src = cbuf + row * L::C_PITCH + s;
+          const unsigned char* sp = smem_raw + (src - raw);
+#pragma unroll
+          for (int c0 = 0; c0 < BN; c0 += L::BULK_COLS) {
+            // This thread's copies of the last round (or tile) are done reading the buffer.
+            tma_store_wait_read();
+            bar_sync(1 + cw, 128);
+#pragma unroll
+            for (int jl = 0; jl < L::BULK_COLS / 8; ++jl) {
+              const int j = c0 / 8 + jl;
+              const uint32_t va = pack2<T>(d[0][4 * j], d[0][4 * j + 1]), vb = pack2<T>(d[0][4 * j + 2], d[0][4 * j + 3]);
+              if (sa % 4 == 0) {
+                sts32(pa + 16 * jl, va);
+              } else {
+                sts16(pa + 16 * jl, static_cast<uint16_t>(va));
+                sts16(pa + 16 * jl + 2, static_cast<uint16_t>(va >> 16));
               }
-              for (int col = 0; col < head; ++col) dst[col] = *reinterpret_cast<const T*>(sp + 2 * col);
-            } else {
-              for (int col = head + body; col < cols; ++col) dst[col] = *reinterpret_cast<const T*>(sp + 2 * col);
+              if (sb % 4 == 0) {
+                sts32(pb + 16 * jl, vb);
+              } else {
+                sts16(pb + 16 * jl, static_cast<uint16_t>(vb));
+                sts16(pb + 16 * jl + 2, static_cast<uint16_t>(vb >> 16));
+              }
+            }
+            fence_async_smem();
+            bar_sync(1 + cw, 128);
+            const int64_t left = N - n0 - c0;
+            const int cols = static_cast<int>(left < L::BULK_COLS ? left : L::BULK_COLS);
+            if (r0 + row < M && cols > 0) {
+              T* dst = c + (r0 + row) * p.scm + n0 + c0;
+              const int head = min(cols, static_cast<int>((16 - s) % 16) / 2), body = (cols - head) / 8 * 8;
+              if (tid % 128 < 64) {
+                if (body > 0) {
+                  bulk_store(dst + head, src + 2 * head, 2 * body);
+                  tma_store_commit();
+                }
+                for (int col = 0; col < head; ++col) dst[col] = *reinterpret_cast<const T*>(sp + 2 * col);
+              } else {
+                for (int col = head + body; col < cols; ++col) dst[col] = *reinterpret_cast<const T*>(sp + 2 * col);
+              }
             }
           }
           continue;
@@ -696,8 +730,10 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       }
     }
   }
-  // The output's last TMA stores and bulk copies complete before the block leaves.
-  if (!PP && !A_REG && wg > 0 && ((p.tma_store == 1 && tid % 128 == 0) || p.tma_store == 2)) tma_store_wait();
+  // The output's last TMA stores and bulk copies have read their shared
+  // memory before the block leaves (their writes complete with the grid, as
+  // CUTLASS's epilogues rely on).
+  if (!PP && !A_REG && wg > 0 && ((p.tma_store == 1 && tid % 128 == 0) || p.tma_store == 2)) tma_store_wait_read();
   // A block leaves only when its peer is done arriving on its barriers.
   if (cl > 1) {
     __syncwarp();

@@ -5,6 +5,9 @@ kernels' own time from the gaps and fixed costs that do_bench also counts.
 
     python bench/explore/matmul_kernel_times.py [--calls 30] [--set unaligned]
 
+`--set kscan`: 1024 x K x 1024 for K from 64 to 4096 beside the usual
+small and large squares: what a call costs besides its k-tiles.
+
 `--set unaligned`: output rows TMA cannot store (N = 4095, vocabularies
 32001 and 50257) beside their aligned neighbours, each also with
 MYNS_MATMUL_TMA_STORE=off (the output stored from registers).
@@ -38,6 +41,18 @@ SETS = {  # --set: [(kind, M, K, N, b layout)]
         ("tf32", 512, 512, 512, "kn"),
         ("tf32", 2048, 2048, 2048, "kn"),
         ("f32", 4096, 4096, 4096, "kn"),
+    ],
+    # K scan (2026-11-26): a fixed cost per call against a cost per k-tile, ours and cuBLAS's.
+    "kscan": [
+        ("bf16", 512, 512, 512, "kn"),
+        ("bf16", 1024, 64, 1024, "kn"),
+        ("bf16", 1024, 256, 1024, "kn"),
+        ("bf16", 1024, 1024, 1024, "kn"),
+        ("bf16", 1024, 4096, 1024, "kn"),
+        ("bf16", 1000, 1000, 1000, "kn"),
+        ("bf16", 3000, 1000, 2000, "kn"),
+        ("bf16", 2048, 2048, 2048, "kn"),
+        ("bf16", 4096, 4096, 4096, "kn"),
     ],
     "unaligned": [
         ("bf16", 4096, 4096, 4095, "kn"),

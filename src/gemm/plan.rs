@@ -594,7 +594,7 @@ mod tests {
         // The tiles fit the H100's shared memory and the 64-wide MN-major boxes.
         assert!(WG.iter().chain(WGP.iter()).all(|t| t.smem(2).max(t.smem(4)) <= 227 * 1024 && t.bn % 64 == 0));
         // TF32 tiles keep the stages the 16-bit ones give up for the output tile.
-        assert_eq!((WG[0].stages_for(2), WG[0].stages_for(4), WG[2].stages_for(4), WGP[0].stages_for(4)), (3, 4, 6, 6));
+        assert_eq!((WG[0].stages_for(2), WG[0].stages_for(4), WG[2].stages_for(4), WGP[0].stages_for(4)), (4, 4, 6, 6));
         assert_eq!((WG[1].bn, WG[1].stages_for(2), WG[1].stages_for(4)), (192, 4, 5));
     }
 

@@ -53,6 +53,8 @@ fn eligible(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, a_reg: bool, inf
         && small(q.n)
         && small(q.k)
         && q.batch <= i32::MAX as i64
+        // The kernel counts work items in 32 bits: room for 16 splits of the narrowest tile.
+        && cdiv(q.m, WG_BM) * cdiv(q.n, 64) * q.batch <= i32::MAX as i64 / 16
 }
 
 /// How to run a 16-bit problem (a_k / b_k: the operands' orientation) on
@@ -244,6 +246,9 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     // more); an item is a column of `cluster` tiles.
     let cl = plan.cluster.max(1);
     let items = cdiv(cdiv(q.m, WG_BM), cl) * cdiv(q.n, bn) * q.batch * q.splits;
+    if items > i32::MAX as i64 {
+        return Err(Error::value(format!("matmul: {items} work items are more than the Hopper kernel counts (split K less)")));
+    }
     let block = (WG_THREADS, 1, 1);
     let mut params = [cuda::arg(&tm_a), cuda::arg(&tm_b), cuda::arg(&tm_c), cuda::arg(q)];
     if cl > 1 {

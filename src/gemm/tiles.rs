@@ -84,6 +84,11 @@ pub struct WgTile {
     /// overlaps the other's main loop; otherwise (cooperative) both share
     /// every tile, 64 rows each.
     pub pingpong: bool,
+    /// Cooperative 16-bit kernels: output columns staged in shared memory
+    /// at once, per consumer (64 rows), where the output's rows suit TMA
+    /// stores, and where they need bulk copies (see `out_bytes`).
+    pub tma_cols: i64,
+    pub bulk_cols: i64,
 }
 
 /// Rows of a Hopper block tile.
@@ -96,43 +101,55 @@ pub const WG_THREADS: u32 = 384;
 /// `wg64`). (Their output tile takes shared memory too: see `smem`.) The
 /// 192-wide tile is for wave quantization: 3000 x 2000 outputs make 264 of
 /// its tiles, two full waves on 132 SMs, where 256-wide ones make 1.45.
+/// The 256-wide tile stages its output in two rounds of 128 columns, which
+/// leaves room for a fourth stage (exactly: 227 KB in all).
 pub const WG: [WgTile; 4] = [
-    WgTile { bn: 256, stages: 3, pingpong: false },
-    WgTile { bn: 192, stages: 4, pingpong: false },
-    WgTile { bn: 128, stages: 5, pingpong: false },
-    WgTile { bn: 64, stages: 8, pingpong: false },
+    wg(256, 4, false, 128, 128),
+    wg(192, 4, false, 192, 192),
+    wg(128, 5, false, 128, 128),
+    wg(64, 8, false, 64, 64),
 ];
 /// Ping-pong tiles (`wgp128`, `wgp64`).
-pub const WGP: [WgTile; 2] = [WgTile { bn: 128, stages: 6, pingpong: true }, WgTile { bn: 64, stages: 8, pingpong: true }];
+pub const WGP: [WgTile; 2] = [wg(128, 6, true, 128, 128), wg(64, 8, true, 64, 64)];
+
+const fn wg(bn: i64, stages: i64, pingpong: bool, tma_cols: i64, bulk_cols: i64) -> WgTile {
+    WgTile { bn, stages, pingpong, tma_cols, bulk_cols }
+}
 
 impl WgTile {
-    /// The output tile a cooperative 16-bit kernel keeps in shared memory
-    /// (for its TMA and bulk stores), each row 16 bytes longer than its
-    /// elements (a row whose global start is off a 16-byte boundary is
-    /// shifted by that offset); `elem`: bytes per input element.
+    /// The shared memory a cooperative 16-bit kernel stages its output in:
+    /// per consumer, 64 rows of `tma_cols` columns for TMA stores, or of
+    /// `bulk_cols` columns and 16 bytes more (a row whose global start is off
+    /// a 16-byte boundary is shifted by that offset) for bulk copies.
+    pub const fn out_region(&self) -> i64 {
+        let tma = self.tma_cols * 2;
+        let bulk = self.bulk_cols * 2 + 16;
+        WG_BM * if tma > bulk { tma } else { bulk }
+    }
+    /// That region for `elem`-byte inputs: 0 for ping-pong and TF32 kernels,
+    /// which store from registers.
     pub const fn out_bytes(&self, elem: i64) -> i64 {
         if self.pingpong || elem != 2 {
             0
         } else {
-            WG_BM * (self.bn * 2 + 16)
+            self.out_region()
         }
     }
     /// Stages of the kernel for `elem`-byte inputs: cooperative TF32 kernels
-    /// (no output tile) spend its shared memory on more.
+    /// (no output region) spend its shared memory on more.
     pub const fn stages_for(&self, elem: i64) -> i64 {
         if self.pingpong || elem == 2 {
             self.stages
         } else {
-            self.stages + WG_BM * self.bn * 2 / ((WG_BM + self.bn) * WG_BK_BYTES)
+            self.stages + self.out_region() / ((WG_BM + self.bn) * WG_BK_BYTES)
         }
     }
     /// Dynamic shared memory for `elem`-byte inputs (as `Tile` in
-    /// kernels/matmul_sm90a.cu): the stages, the output tile, 1024 bytes to
-    /// align them (128-byte swizzle), the full/empty barriers and two turn
-    /// barriers.
+    /// kernels/matmul_sm90a.cu): the stages, the output region, 1024 bytes
+    /// to align them (128-byte swizzle), where the barriers also go.
     pub const fn smem(&self, elem: i64) -> u32 {
         let stages = self.stages_for(elem);
-        (stages * (WG_BM + self.bn) * WG_BK_BYTES + self.out_bytes(elem) + 1024 + (2 * stages + 2) * 8) as u32
+        (stages * (WG_BM + self.bn) * WG_BK_BYTES + self.out_bytes(elem) + 1024) as u32
     }
 }
 
@@ -165,15 +182,20 @@ pub fn header() -> String {
         let rows: Vec<String> = list.iter().map(|t| format!("X({}, {})", t.bn, t.stages)).collect();
         h += &format!("#define {name}(X) {}\n", rows.join(" "));
     }
-    let stages = |list: &[WgTile]| {
-        list.iter().fold(String::from("-1"), |acc, t| format!("BN == {} ? {} : ({acc})", t.bn, t.stages))
-    };
+    // A conditional expression of BN giving `f` of the tile of that width.
+    fn by_width(list: &[WgTile], f: fn(&WgTile) -> i64) -> String {
+        list.iter().fold(String::from("-1"), |acc, t| format!("BN == {} ? {} : ({acc})", t.bn, f(t)))
+    }
+    let stages = |list: &[WgTile]| by_width(list, |t| t.stages);
     h += &format!(
         "#define MYNS_WG_BM {WG_BM}\n#define MYNS_WG_BK_BYTES {WG_BK_BYTES}\n#define MYNS_WG_THREADS {WG_THREADS}\n\
          #define MYNS_WG_STAGES(BN) ({})\n#define MYNS_WGP_STAGES(BN) ({})\n\
+         #define MYNS_WG_TMA_COLS(BN) ({})\n#define MYNS_WG_BULK_COLS(BN) ({})\n\
          #define MYNS_SKINNY_WARPS {SKINNY_WARPS}\n#define MYNS_SKINNY_NW {SKINNY_NW}\n",
         stages(&WG),
-        stages(&WGP)
+        stages(&WGP),
+        by_width(&WG, |t| t.tma_cols),
+        by_width(&WG, |t| t.bulk_cols)
     );
     h
 }

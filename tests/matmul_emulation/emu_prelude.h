@@ -82,6 +82,7 @@ inline uint2 __ldg(const uint2* p) {
 }
 inline int64_t min(int64_t a, int64_t b) { return a < b ? a : b; }
 inline int min(int a, int b) { return a < b ? a : b; }
+inline uint32_t min(uint32_t a, uint32_t b) { return a < b ? a : b; }
 inline int64_t max(int64_t a, int64_t b) { return a > b ? a : b; }
 inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
 inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {

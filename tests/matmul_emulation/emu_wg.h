@@ -181,7 +181,7 @@ inline void emu_bulk_land() {
   emu_bulk[emu::cur->tid.x].clear();
 }
 inline void tma_store_wait_read() { emu_bulk_land(); }
-inline void tma_store_wait() { emu_bulk_land(); }
+inline void prefetch_tensormap(const CUtensorMap*) {}
 inline void fence_async_smem() {}
 inline void tma_store(const CUtensorMap*, uint32_t, int, int, int) { emu_unsupported("a TMA store"); }
 inline void __syncwarp(unsigned = 0xffffffffu) { emu_unsupported("__syncwarp (cluster exit)"); }

@@ -28,7 +28,7 @@ work=$(mktemp -d)
 [ -n "${KEEP_WORK:-}" ] || trap 'rm -rf "$work"' EXIT
 # The CUDA headers of the toolkit `make setup` installs (.toolchain/), or
 # of an older set-up's venv.
-inc=$(ls -d "$root"/.toolchain/cuda-*/nvidia/cu13/include "$root"/.venv/lib/python3*/site-packages/nvidia/cu13/include 2>/dev/null | head -1)
+inc=$(ls -d "$root"/.toolchain/cuda-*/nvidia/cu13/include "$root"/.venv/lib/python3*/site-packages/nvidia/cu13/include 2>/dev/null | head -1 || true)
 cp "$root"/kernels/{common.cuh,matmul_tc.cu,matmul_simt.cu,matmul_sm90a.cu,gemm_skinny.cu,gemm_pack.cu} "$here"/*.h "$here"/*.cc "$work"/
 rustc --edition 2021 -o "$work/gen_tiles" "$here/gen_tiles.rs"
 "$work/gen_tiles" > "$work/gemm_tiles.h"
