@@ -76,11 +76,17 @@ def main():
 
         wrapped = DistributedDataParallel(model, device_ids=[rank] if args.device == "cuda" else None)
     else:
+        from torch.distributed.device_mesh import init_device_mesh
         from torch.distributed.fsdp import fully_shard
 
+        # An explicit mesh: fully_shard's default one takes CUDA's device
+        # type whenever CUDA is there, also for CPU ranks (on a GPU machine
+        # rank 1 then failed with an invalid device ordinal on one GPU and
+        # both crashed on two).
+        mesh = init_device_mesh(args.device, (world,))
         for layer in model.model.layers:
-            fully_shard(layer)
-        wrapped = fully_shard(model)
+            fully_shard(layer, mesh=mesh)
+        wrapped = fully_shard(model, mesh=mesh)
     opt = torch.optim.SGD(wrapped.parameters(), lr=0.1)
     ref_opt = torch.optim.SGD(single.parameters(), lr=0.1)
 
