@@ -39,7 +39,10 @@ __device__ __forceinline__ void tile_of(int64_t pid, int64_t tiles_m, int64_t ti
   tn = r / rows;
 }
 
-// tile_of in 32 bits (runtime 64-bit divisions are long software sequences).
+// tile_of in 32 bits, for the Hopper kernel's work items (runtime 64-bit
+// divisions are long software sequences). A template serving both changed
+// the CUDA-core kernel's code generation (other loads and registers), so
+// the two stay separate.
 __device__ __forceinline__ void tile_of32(uint32_t pid, uint32_t tiles_m, uint32_t tiles_n, uint32_t& tm, uint32_t& tn) {
   constexpr uint32_t G = 8;
   const uint32_t per_group = G * tiles_n;
