@@ -255,8 +255,10 @@ fn wg_tiles(m: i64, n: i64, batch: i64, bn: i64) -> i64 {
 /// of the best variant there except M = 32): 128 x 256 1.0, 128 x 192 1.03
 /// with a K-major B and 1.0 with an N-major one (bench/explore/
 /// matmul_wide_pick.py, interleaved: per multiply-add 0-4% faster than 256,
-/// its 4 stages against 256's 3; 8192^3 1.048 of cuBLAS against 1.024,
-/// LM head 2048 x 4096 x 32000 0.993 against 0.950), 128 x 128 0.80,
+/// its 4 stages against 256's 3 then; 8192^3 1.048 of cuBLAS against 1.024,
+/// LM head 2048 x 4096 x 32000 0.993 against 0.950; since the 256-wide tile
+/// got its fourth stage the two run about level on the shapes between them,
+/// bench/explore/matmul-variants-h100-stages4.log), 128 x 128 0.80,
 /// 128 x 64 0.55, ping-pong a little below cooperative (the turn-taking costs
 /// more than the hidden epilogue saves at these sizes).
 ///
