@@ -186,14 +186,13 @@ pub fn header() -> String {
     fn by_width(list: &[WgTile], f: fn(&WgTile) -> i64) -> String {
         list.iter().fold(String::from("-1"), |acc, t| format!("BN == {} ? {} : ({acc})", t.bn, f(t)))
     }
-    let stages = |list: &[WgTile]| by_width(list, |t| t.stages);
     h += &format!(
         "#define MYNS_WG_BM {WG_BM}\n#define MYNS_WG_BK_BYTES {WG_BK_BYTES}\n#define MYNS_WG_THREADS {WG_THREADS}\n\
          #define MYNS_WG_STAGES(BN) ({})\n#define MYNS_WGP_STAGES(BN) ({})\n\
          #define MYNS_WG_TMA_COLS(BN) ({})\n#define MYNS_WG_BULK_COLS(BN) ({})\n\
          #define MYNS_SKINNY_WARPS {SKINNY_WARPS}\n#define MYNS_SKINNY_NW {SKINNY_NW}\n",
-        stages(&WG),
-        stages(&WGP),
+        by_width(&WG, |t| t.stages),
+        by_width(&WGP, |t| t.stages),
         by_width(&WG, |t| t.tma_cols),
         by_width(&WG, |t| t.bulk_cols)
     );
