@@ -85,6 +85,10 @@ SAMPLES: dict[str, Sample] = {
         lambda d: (_r(4, 256, device=d), _r(4, 512, device=d)),
         "4x256, 4x512 float32",
     ),
+    "silu_and_mul_backward_": Sample(
+        lambda d: (_r(4, 512, device=d), _r(4, 256, device=d)),
+        "4x512, 4x256 float32, in place",
+    ),
     "softmax": Sample(
         lambda d: (_r(4, 256, device=d), -1),
         "4x256 float32, dim -1",
@@ -121,6 +125,8 @@ SAMPLES: dict[str, Sample] = {
     ),
     "gelu_and_mul": Sample(lambda d: (_r(4, 512, device=d), "tanh"), "4x512 -> 4x256 float32"),
     "gelu_and_mul_backward": Sample(lambda d: (_r(4, 256, device=d), _r(4, 512, device=d), "tanh"), "4x256, 4x512 float32"),
+    "gelu_and_mul_backward_": Sample(lambda d: (_r(4, 512, device=d), _r(4, 256, device=d), "tanh"),
+                                     "4x512, 4x256 float32, in place"),
     "rope": Sample(
         lambda d: (_r(1, 8, 16, 64, device=d), _r(1, 2, 16, 64, device=d), _r(1, 16, 64, device=d), _r(1, 16, 64, device=d)),
         "q 1x8x16x64, k 1x2x16x64 float32",

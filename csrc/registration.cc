@@ -199,6 +199,23 @@ struct RustKernel final : c10::OperatorKernel {
   size_t op_;
 };
 
+// Whether `t` (held by the caller) is the only reference to its memory: no
+// other handle, no view sharing its storage, a plain strided tensor (a
+// tensor subclass or one traced by torch.compile has the Python or
+// Functionalize key, and its memory is not ours to reuse). A tensor Python
+// has seen keeps its Python object, which holds a reference to it; that
+// one does not count when nothing in Python refers to the object.
+bool sole_reference(const at::Tensor& t) {
+  const c10::DispatchKeySet foreign{c10::DispatchKey::Python, c10::DispatchKey::PythonTLSSnapshot,
+                                    c10::DispatchKey::Functionalize};
+  if (!t.defined() || t.layout() != at::kStrided || !t.has_storage() || t.is_view() || t.is_conj() || t.is_neg() ||
+      t.key_set().has_any(foreign) || t.storage().use_count() != 1) {
+    return false;
+  }
+  const size_t refs = t.use_count();
+  return refs == 1 || (refs == 2 && t.unsafeGetTensorImpl()->pyobj_slot()->has_unique_reference());
+}
+
 // Autograd, as aten's generated kernels do it: when a graph must be
 // recorded, one RustNode per call holds the tensor inputs (and the outputs if
 // the op asks) as SavedVariables and the other arguments as IValues; the
@@ -209,13 +226,25 @@ struct RustNode final : torch::autograd::Node {
 
   torch::autograd::variable_list apply(torch::autograd::variable_list&& grads) override {
     const size_t n_in = inputs_.size();
+    // Without retain_graph or create_graph, the saved inputs are dropped
+    // here rather than after this call, so that an input nothing else
+    // refers to is handed to Rust as this call's own (BackwardCall::owns_input).
+    const bool consume = release_ && !c10::GradMode::is_enabled();
+    std::vector<uint8_t> owned(n_in, 0);
     std::vector<c10::IValue> argv;
     argv.reserve(args_.size());
     for (size_t j = 0, k = 0; j < args_.size(); ++j) {
       if (k < n_in && pos_[k] == j) {
         const auto& m = unread_[k];
-        argv.emplace_back(m ? at::empty_strided_symint(m->sizes, m->strides, m->options.device(at::kMeta))
-                            : inputs_[k].unpack());
+        if (m) {
+          argv.emplace_back(at::empty_strided_symint(m->sizes, m->strides, m->options.device(at::kMeta)));
+        } else {
+          argv.emplace_back(inputs_[k].unpack());
+          if (consume) {
+            inputs_[k].reset_data();
+            owned[k] = sole_reference(argv.back().toTensor());
+          }
+        }
         ++k;
       } else {
         argv.push_back(args_[j]);
@@ -238,7 +267,8 @@ struct RustNode final : torch::autograd::Node {
     const Outcome o = run_backward(op_, rust::Slice<const Arg>(args.data(), args.size()),
                                    rust::Slice<const Arg>(out_args.data(), out_args.size()),
                                    rust::Slice<const Arg>(grad_args.data(), grad_args.size()),
-                                   rust::Slice<const uint8_t>(needs.data(), needs.size()), release_,
+                                   rust::Slice<const uint8_t>(needs.data(), needs.size()),
+                                   rust::Slice<const uint8_t>(owned.data(), owned.size()), release_,
                                    rust::Slice<size_t>(outs.data(), outs.size()));
     if (o.kind != 0) raise(o);
     const size_t n = o.count;

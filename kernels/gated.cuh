@@ -1,8 +1,8 @@
 // Gated activations: x = [a, b] on the last dimension (each d wide),
 // out = act(a) * b over contiguous [rows, 2d] -> [rows, d], and the
-// gradient gx = [g * b * act'(a), g * act(a)]. Threads x cover a row's
-// packs, threads y several rows (short rows still fill a block); grid y
-// loops over rows since it is capped at 65535. `Act` gives `value(a)` and
+// gradient gx = [g * b * act'(a), g * act(a)] (which may overwrite x).
+// Threads x cover a row's packs, threads y several rows (short rows still
+// fill a block); grid y loops over rows since it is capped at 65535. `Act` gives `value(a)` and
 // `both(a, &value, &slope)` in the accumulation type.
 #pragma once
 #include "rows.cuh"
@@ -27,8 +27,10 @@ __device__ void gated_impl(const T* __restrict__ x, T* __restrict__ out, int64_t
   }
 }
 
+// gx may be x (the gradient written over the input: each thread reads a
+// pair before it writes it), so only g is __restrict__.
 template <typename Act, typename T, int N>
-__device__ void gated_backward_impl(const T* __restrict__ g, const T* __restrict__ x, T* __restrict__ gx,
+__device__ void gated_backward_impl(const T* __restrict__ g, const T* x, T* gx,
                                     int64_t rows, int64_t d, Act act) {
   using A = typename Acc<T>::type;
   using P = Pack<T, N>;

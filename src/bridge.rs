@@ -43,13 +43,16 @@ mod rust_side {
         /// Gradients of op `op` for each tensor input (0 where none), given
         /// the inputs, the forward outputs and the output gradients;
         /// `release`: autograd frees what the node saved after this call (no
-        /// `retain_graph`), so backward may write into the kept outputs.
+        /// `retain_graph`), so backward may write into the kept outputs;
+        /// `owned[i]`: tensor input `i` is referred to by this call alone
+        /// (see `Backward::owns_input`).
         fn run_backward(
             op: usize,
             args: &[Arg],
             outputs: &[Arg],
             grads: &[Arg],
             needs_grad: &[u8],
+            owned: &[u8],
             release: bool,
             outs: &mut [usize],
         ) -> Outcome;
@@ -145,10 +148,11 @@ fn run_kernel(op: usize, key: Key, args: &[Arg], stream: usize, outs: &mut [usiz
     })
 }
 
-fn run_backward(op: usize, args: &[Arg], outputs: &[Arg], grads: &[Arg], needs_grad: &[u8], release: bool, outs: &mut [usize]) -> Outcome {
+#[allow(clippy::too_many_arguments)]
+fn run_backward(op: usize, args: &[Arg], outputs: &[Arg], grads: &[Arg], needs_grad: &[u8], owned: &[u8], release: bool, outs: &mut [usize]) -> Outcome {
     outcome(op, |spec| {
         let backward = spec.backward.ok_or_else(|| spec.error("has no backward"))?;
-        let grads = backward(spec, &BackwardCall::new(args, outputs, grads, needs_grad, release))?;
+        let grads = backward(spec, &BackwardCall::new(args, outputs, grads, needs_grad, owned, release))?;
         write_outs(spec, grads, outs)
     })
 }

@@ -341,12 +341,13 @@ pub struct BackwardCall<'a> {
     outputs: &'a [Arg],
     grads: &'a [Arg],
     needs_grad: &'a [u8],
+    owned: &'a [u8],
     release: bool,
 }
 
 impl<'a> BackwardCall<'a> {
-    pub(crate) fn new(args: &'a [Arg], outputs: &'a [Arg], grads: &'a [Arg], needs_grad: &'a [u8], release: bool) -> Self {
-        BackwardCall { args, outputs, grads, needs_grad, release }
+    pub(crate) fn new(args: &'a [Arg], outputs: &'a [Arg], grads: &'a [Arg], needs_grad: &'a [u8], owned: &'a [u8], release: bool) -> Self {
+        BackwardCall { args, outputs, grads, needs_grad, owned, release }
     }
 }
 
@@ -381,6 +382,17 @@ impl<'a, A> Backward<'a, A> {
     /// instead of allocating.
     pub fn releases_saved(&self) -> bool {
         self.raw.release
+    }
+    /// Whether tensor input number `i` (counting tensor arguments only) is
+    /// this call's alone, so that its gradient may be written over it (as
+    /// Liger-Kernel's SwiGLU does, without its hazards): autograd frees it
+    /// after this call (no `retain_graph`), no graph is being built
+    /// (`create_graph`), and nothing else refers to the tensor or its memory
+    /// (no Python or Rust reference, no view, no saved-tensor hook that keeps
+    /// it); a plain strided tensor (no subclass, not traced by
+    /// `torch.compile`).
+    pub fn owns_input(&self, i: usize) -> bool {
+        self.raw.owned.get(i).is_some_and(|&b| b != 0)
     }
     /// Whether autograd wants the gradient of tensor input number `i`
     /// (counting tensor arguments only).

@@ -2,7 +2,7 @@
 //! [a, b]` split in half on the last dimension, returns `gelu(a) * b`; its
 //! gradient is the op `gelu_and_mul_backward`.
 
-use super::silu_and_mul::{check_gated, check_gated_grad, halved, launch_gated};
+use super::silu_and_mul::{check_gated, check_gated_grad, check_gated_grad_inplace, gated_grad, halved, launch_gated, launch_gated_backward_inplace};
 use crate::cuda;
 use crate::op::{self, op, Backward, Cuda, TensorArg};
 use crate::ops::Ops;
@@ -52,7 +52,31 @@ op! {
     meta: backward_meta;
 }
 
-pub(crate) const OPS: Ops = &[GeluAndMul::spec, GeluAndMulBackward::spec];
+op! {
+    /// `gelu_and_mul_backward(grad, x, approximate)` written over `x` (which
+    /// must not overlap `grad`); returns nothing. Autograd runs it when the
+    /// saved `x` is its alone (nothing else refers to it and the graph is not
+    /// retained), so that the gradient takes the input's memory rather than
+    /// new memory of the same size.
+    ///
+    /// ```
+    /// use tch::{Kind, Tensor};
+    /// let x = Tensor::randn([3, 8], (Kind::Float, tch::Device::Cpu));
+    /// let g = Tensor::randn([3, 4], (Kind::Float, tch::Device::Cpu));
+    /// let expected = myns::gelu_and_mul_backward(&g, &x, "tanh")?;
+    /// let mut gx = x.copy();
+    /// myns::gelu_and_mul_backward_(&mut gx, &g, "tanh")?;
+    /// assert!(gx.allclose(&expected, 1e-6, 1e-6, false));
+    /// # Ok::<(), anyhow::Error>(())
+    /// ```
+    fn gelu_and_mul_backward_(x: MutTensor, grad: Tensor, approximate: str = "none") -> ();
+    args: GeluAndMulBackwardInplace;
+    cpu: backward_cpu_inplace;
+    cuda: backward_cuda_inplace;
+    meta: backward_meta_inplace;
+}
+
+pub(crate) const OPS: Ops = &[GeluAndMul::spec, GeluAndMulBackward::spec, GeluAndMulBackwardInplace::spec];
 
 static KERNELS: RowKernels = row_kernels!(crate::kernels::GELU_AND_MUL, "gelu_and_mul");
 static BACKWARD_KERNELS: RowKernels = row_kernels!(crate::kernels::GELU_AND_MUL, "gelu_and_mul_backward");
@@ -107,7 +131,14 @@ fn cuda(a: &GeluAndMul, cx: &Cuda) -> Result<Tensor> {
 
 fn backward(ctx: &Backward<GeluAndMul>) -> Result<Vec<Option<Tensor>>> {
     let Some(g) = ctx.grad(0) else { return Ok(vec![None]) };
-    Ok(vec![Some(gelu_and_mul_backward(&g, &ctx.args.x.tensor(), ctx.args.approximate)?)])
+    let (x, approximate) = (ctx.args.x.tensor(), ctx.args.approximate);
+    let gx = gated_grad(
+        ctx.owns_input(0),
+        &x,
+        |gx| gelu_and_mul_backward_(gx, &g, approximate),
+        || gelu_and_mul_backward(&g, &x, approximate),
+    )?;
+    Ok(vec![Some(gx)])
 }
 
 fn check_backward(a: &GeluAndMulBackward) -> Result<(DType, bool)> {
@@ -142,4 +173,26 @@ fn backward_cuda(a: &GeluAndMulBackward, cx: &Cuda) -> Result<Tensor> {
     let (cg, c) = (a.grad.contiguous()?, a.x.contiguous()?);
     launch_gated(&BACKWARD_KERNELS, &a.x, &[cg.ptr, c.ptr, gx.data_ptr() as usize], &[cuda::arg(&tanh)], rows, d, cx)?;
     Ok(gx)
+}
+
+fn check_backward_inplace(a: &GeluAndMulBackwardInplace) -> Result<bool> {
+    check_gated_grad_inplace(&a.grad, &a.x)?;
+    tanh_form(&a.x, a.approximate)
+}
+
+fn backward_meta_inplace(a: &GeluAndMulBackwardInplace) -> Result<()> {
+    check_backward_inplace(a)?;
+    Ok(())
+}
+
+fn backward_cpu_inplace(a: &GeluAndMulBackwardInplace) -> Result<()> {
+    check_backward_inplace(a)?;
+    let gx = gelu_and_mul_backward(&a.grad.tensor(), &a.x.tensor(), a.approximate)?;
+    a.x.tensor().f_copy_(&gx)?;
+    Ok(())
+}
+
+fn backward_cuda_inplace(a: &GeluAndMulBackwardInplace, cx: &Cuda) -> Result<()> {
+    let tanh = check_backward_inplace(a)? as i32;
+    launch_gated_backward_inplace(&BACKWARD_KERNELS, &a.grad, &a.x, &[cuda::arg(&tanh)], cx)
 }

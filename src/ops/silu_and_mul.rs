@@ -48,7 +48,31 @@ op! {
     meta: backward_meta;
 }
 
-pub(crate) const OPS: Ops = &[SiluAndMul::spec, SiluAndMulBackward::spec];
+op! {
+    /// `silu_and_mul_backward(grad, x)` written over `x` (which must not
+    /// overlap `grad`); returns nothing. Autograd runs it when the saved `x`
+    /// is its alone (nothing else refers to it and the graph is not
+    /// retained), so that the gradient takes the input's memory rather than
+    /// new memory of the same size, as Liger-Kernel's SwiGLU does.
+    ///
+    /// ```
+    /// use tch::{Kind, Tensor};
+    /// let x = Tensor::randn([3, 8], (Kind::Float, tch::Device::Cpu));
+    /// let g = Tensor::randn([3, 4], (Kind::Float, tch::Device::Cpu));
+    /// let expected = myns::silu_and_mul_backward(&g, &x)?;
+    /// let mut gx = x.copy();
+    /// myns::silu_and_mul_backward_(&mut gx, &g)?;
+    /// assert!(gx.allclose(&expected, 1e-6, 1e-6, false));
+    /// # Ok::<(), anyhow::Error>(())
+    /// ```
+    fn silu_and_mul_backward_(x: MutTensor, grad: Tensor) -> ();
+    args: SiluAndMulBackwardInplace;
+    cpu: backward_cpu_inplace;
+    cuda: backward_cuda_inplace;
+    meta: backward_meta_inplace;
+}
+
+pub(crate) const OPS: Ops = &[SiluAndMul::spec, SiluAndMulBackward::spec, SiluAndMulBackwardInplace::spec];
 
 static KERNELS: RowKernels = row_kernels!(crate::kernels::SILU_AND_MUL, "silu_and_mul");
 static BACKWARD_KERNELS: RowKernels = row_kernels!(crate::kernels::SILU_AND_MUL, "silu_and_mul_backward");
@@ -91,6 +115,37 @@ pub(crate) fn check_gated_grad(g: &TensorArg, x: &TensorArg) -> Result<DType> {
         }
     }
     Ok(dtype)
+}
+
+/// Checks a gated op's gradient `grad` to be written over its input `x`.
+pub(crate) fn check_gated_grad_inplace(g: &TensorArg, x: &TensorArg) -> Result<DType> {
+    let dtype = check_gated_grad(g, x)?;
+    x.expect_writable(&[g])?;
+    Ok(dtype)
+}
+
+/// A gated op's backward kernel writing the gradient over `x` (CUDA): each
+/// thread reads a pair (a, b) before it writes the pair's gradient there.
+pub(crate) fn launch_gated_backward_inplace(kernels: &RowKernels, g: &TensorArg, x: &TensorArg, extra: &[*mut std::ffi::c_void], cx: &Cuda) -> Result<()> {
+    let (rows, h) = rowwise::rows_of(x)?;
+    if rows == 0 || h == 0 {
+        return Ok(());
+    }
+    let (cg, c) = (g.contiguous()?, x.contiguous()?);
+    launch_gated(kernels, x, &[cg.ptr, c.ptr, c.ptr], extra, rows, h / 2, cx)?;
+    c.write_back(x)
+}
+
+/// The gradient of a gated op for autograd: written over the saved input
+/// when autograd owns it (`inplace`), else new.
+pub(crate) fn gated_grad(owned: bool, x: &Tensor, inplace: impl FnOnce(&mut Tensor) -> Result<()>, new: impl FnOnce() -> Result<Tensor>) -> Result<Tensor> {
+    if !owned {
+        return new();
+    }
+    // A plain alias: the input's history stays off the gradient.
+    let mut gx = x.f_detach()?;
+    inplace(&mut gx)?;
+    Ok(gx)
 }
 
 /// Runs a gated row kernel over rows of `d` output columns (`ptrs`: the
@@ -144,7 +199,9 @@ fn cuda(a: &SiluAndMul, cx: &Cuda) -> Result<Tensor> {
 
 fn backward(ctx: &Backward<SiluAndMul>) -> Result<Vec<Option<Tensor>>> {
     let Some(g) = ctx.grad(0) else { return Ok(vec![None]) };
-    Ok(vec![Some(silu_and_mul_backward(&g, &ctx.args.x.tensor())?)])
+    let x = ctx.args.x.tensor();
+    let gx = gated_grad(ctx.owns_input(0), &x, |gx| silu_and_mul_backward_(gx, &g), || silu_and_mul_backward(&g, &x))?;
+    Ok(vec![Some(gx)])
 }
 
 fn backward_meta(a: &SiluAndMulBackward) -> Result<Tensor> {
@@ -176,4 +233,21 @@ fn backward_cuda(a: &SiluAndMulBackward, cx: &Cuda) -> Result<Tensor> {
     let (cg, c) = (a.grad.contiguous()?, a.x.contiguous()?);
     launch_gated(&BACKWARD_KERNELS, &a.x, &[cg.ptr, c.ptr, gx.data_ptr() as usize], &[], rows, d, cx)?;
     Ok(gx)
+}
+
+fn backward_meta_inplace(a: &SiluAndMulBackwardInplace) -> Result<()> {
+    check_gated_grad_inplace(&a.grad, &a.x)?;
+    Ok(())
+}
+
+fn backward_cpu_inplace(a: &SiluAndMulBackwardInplace) -> Result<()> {
+    check_gated_grad_inplace(&a.grad, &a.x)?;
+    let gx = silu_and_mul_backward(&a.grad.tensor(), &a.x.tensor())?;
+    a.x.tensor().f_copy_(&gx)?;
+    Ok(())
+}
+
+fn backward_cuda_inplace(a: &SiluAndMulBackwardInplace, cx: &Cuda) -> Result<()> {
+    check_gated_grad_inplace(&a.grad, &a.x)?;
+    launch_gated_backward_inplace(&BACKWARD_KERNELS, &a.grad, &a.x, &[], cx)
 }

@@ -244,6 +244,8 @@ CASES: dict[str, Case] = {
     "silu_and_mul": Case(lambda dt, dev: (t(3, 16, dtype=dt, device=dev) * 3,), lambda x: (_silu(x),)),
     "silu_and_mul_backward": Case(lambda dt, dev: (t(3, 8, dtype=dt, device=dev), t(3, 16, dtype=dt, device=dev) * 3),
                                   _silu_backward),
+    "silu_and_mul_backward_": Case(lambda dt, dev: (t(3, 16, dtype=dt, device=dev) * 3, t(3, 8, dtype=dt, device=dev)),
+                                   lambda x, g: _silu_backward(g, x), mutates=(0,)),
     "softmax": Case(_softmax_args, lambda x, dim: (torch.softmax(x.double(), dim),)),
     "softmax_backward": Case(_softmax_backward_args, _softmax_backward),
     "scale": Case(lambda dt, dev: (t(3, 8, dtype=dt, device=dev), 2.5), lambda x, a: (x.double() * a,)),
@@ -256,6 +258,9 @@ CASES: dict[str, Case] = {
     "gelu_and_mul": Case(lambda dt, dev: (t(3, 16, dtype=dt, device=dev) * 3, "none"), _gelu),
     "gelu_and_mul_backward": Case(lambda dt, dev: (t(3, 8, dtype=dt, device=dev), t(3, 16, dtype=dt, device=dev) * 3, "tanh"),
                                   _gelu_backward),
+    "gelu_and_mul_backward_": Case(
+        lambda dt, dev: (t(3, 16, dtype=dt, device=dev) * 3, t(3, 8, dtype=dt, device=dev), "tanh"),
+        lambda x, g, approximate: _gelu_backward(g, x, approximate), mutates=(0,)),
     "rope": Case(rope_args, _rope),
     "add_rms_norm": Case(
         lambda dt, dev: (norm_input((5, 16), dt, dev), norm_input((5, 16), dt, dev), t(16, dtype=dt, device=dev), EPS),

@@ -189,6 +189,75 @@ def test_add_rms_norm_keeps_only_what_backward_reads(device):
         torch.testing.assert_close(a, b)
 
 
+GATED = {"silu": lambda h: myns.silu_and_mul(h), "gelu": lambda h: myns.gelu_and_mul(h, "tanh")}
+GATED_REF = {"silu": lambda h: F.silu(h[..., :8]) * h[..., 8:],
+             "gelu": lambda h: F.gelu(h[..., :8], approximate="tanh") * h[..., 8:]}
+
+
+def _gated_step(op, device, keep, backward):
+    """h = x @ w; y = gated(h); grads = backward(y, g, (x, w)). Returns the
+    gradients, for each gradient that reached h's node whether it was in
+    h's memory, and h's values before and after (h None when dropped)."""
+    torch.manual_seed(0)
+    o = dict(dtype=torch.float32, device=device)
+    x, w = torch.randn(6, 5, **o, requires_grad=True), torch.randn(5, 16, **o, requires_grad=True)
+    h = x @ w
+    ptr, before = h.data_ptr(), h.detach().clone()
+    y = GATED[op](h)
+    seen = []
+    y.grad_fn.next_functions[0][0].register_prehook(lambda grads: seen.append(grads[0].data_ptr()))
+    if not keep:
+        del h
+        h = None
+    grads = backward(y, torch.randn(6, 8, **o), (x, w))
+    return grads, [p == ptr for p in seen], before, h
+
+
+def _gated_reference(op, device):
+    torch.manual_seed(0)  # the float32 step's values, then float64
+    o = dict(dtype=torch.float32, device=device)
+    x, w = (torch.randn(*s, **o).double().requires_grad_() for s in ((6, 5), (5, 16)))
+    h = (x.float() @ w.float()).double()  # the float32 step's h
+    g = torch.randn(6, 8, **o).double()
+    return torch.autograd.grad(GATED_REF[op](h), (x, w), g)
+
+
+@pytest.mark.parametrize("op", ["silu", "gelu"])
+def test_gated_gradient_takes_the_input_memory_only_when_autograd_owns_it(op, device):
+    """An MLP's gate/up output is held by autograd alone after the gated op:
+    its gradient is then written over it (no second buffer of that size,
+    as Liger-Kernel's SwiGLU). Never when anything else can still read it:
+    a reference the caller keeps, retain_graph, create_graph."""
+    ref = _gated_reference(op, device)
+
+    def close(got, times=1):
+        for a, b in zip(got, ref):
+            torch.testing.assert_close(a.detach().double(), b * times, rtol=1e-4, atol=1e-4)
+
+    grad = lambda y, g, xw: torch.autograd.grad(y, xw, g)  # noqa: E731
+    # Autograd's alone: the gradient arrives in h's memory.
+    got, same, _, _ = _gated_step(op, device, keep=False, backward=grad)
+    assert same == [True]
+    close(got)
+    # The caller keeps h: h is untouched, the gradient is new memory.
+    got, same, before, h = _gated_step(op, device, keep=True, backward=grad)
+    assert same == [False] and torch.equal(h, before)
+    close(got)
+
+    # retain_graph: the second backward reads the saved h again; the last may reuse it.
+    def twice(y, g, xw):
+        first = torch.autograd.grad(y, xw, g, retain_graph=True)
+        return [a + b for a, b in zip(first, torch.autograd.grad(y, xw, g))]
+    got, same, _, _ = _gated_step(op, device, keep=False, backward=twice)
+    assert same == [False, True]
+    close(got, times=2)
+    # create_graph: the gradient joins a graph; nothing is written over.
+    got, same, _, _ = _gated_step(op, device, keep=False,
+                                  backward=lambda y, g, xw: torch.autograd.grad(y, xw, g, create_graph=True))
+    assert same == [False]
+    close(got)
+
+
 def _hf_rope(q, k, cos, sin):
     c, s = cos.unsqueeze(1), sin.unsqueeze(1)
     return q * c + rotate_half(q) * s, k * c + rotate_half(k) * s
@@ -287,6 +356,8 @@ def opcheck_cases(dtype, device):
     yield torch.ops.myns.layer_norm_backward.default, (x, x, w, 1e-5)
     yield torch.ops.myns.gelu_and_mul.default, (rg(x), "tanh")
     yield torch.ops.myns.gelu_and_mul_backward.default, (x[:, :6].contiguous(), x, "none")
+    yield torch.ops.myns.gelu_and_mul_backward_.default, (x.clone(), x[:, :6].contiguous(), "tanh")
+    yield torch.ops.myns.silu_and_mul_backward_.default, (x.clone(), x[:, :6].contiguous())
     yield torch.ops.myns.rope.default, (rg(q), rg(k), rg(cos), rg(sin))
     yield torch.ops.myns.cross_entropy.default, (rg(logits), t, -100, "mean")
     yield torch.ops.myns.cross_entropy.default, (rg(logits), t.clamp(min=0), 3, "none")
@@ -301,7 +372,7 @@ def opcheck_cases(dtype, device):
     yield torch.ops.myns.add_rms_norm_backward.default, (x, None, x, w, 1e-6)
 
 
-@pytest.mark.parametrize("case", range(17))
+@pytest.mark.parametrize("case", range(19))
 def test_opcheck(case, dtype, device):
     op, args = list(opcheck_cases(dtype, device))[case]
     opcheck(op, args)
@@ -456,7 +527,8 @@ def test_fused_linear_cross_entropy_memory():
 
 
 def test_every_training_op_has_a_case():
-    for name in ["rope", "layer_norm", "layer_norm_backward", "gelu_and_mul", "gelu_and_mul_backward", "cross_entropy",
+    for name in ["rope", "layer_norm", "layer_norm_backward", "gelu_and_mul", "gelu_and_mul_backward",
+                 "gelu_and_mul_backward_", "silu_and_mul_backward_", "cross_entropy",
                  "cross_entropy_backward", "fused_linear_cross_entropy", "fused_linear_cross_entropy_backward",
                  "fused_linear_cross_entropy_train", "add_rms_norm", "add_rms_norm_backward"]:
         assert name in CASES and name in myns.op_names()
