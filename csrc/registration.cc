@@ -230,7 +230,10 @@ struct RustNode final : torch::autograd::Node {
     // here rather than after this call, so that an input nothing else
     // refers to is handed to Rust as this call's own (BackwardCall::owns_input).
     const bool consume = release_ && !c10::GradMode::is_enabled();
-    std::vector<uint8_t> owned(n_in, 0);
+    // Per tensor input, as src/op/mod.rs reads them: 1 its gradient is
+    // wanted, 2 this call holds it alone.
+    constexpr uint8_t kNeedsGrad = 1, kOwned = 2;
+    std::vector<uint8_t> flags(n_in, 0);
     std::vector<c10::IValue> argv;
     argv.reserve(args_.size());
     for (size_t j = 0, k = 0; j < args_.size(); ++j) {
@@ -242,7 +245,7 @@ struct RustNode final : torch::autograd::Node {
           argv.emplace_back(inputs_[k].unpack());
           if (consume) {
             inputs_[k].reset_data();
-            owned[k] = sole_reference(argv.back().toTensor());
+            if (sole_reference(argv.back().toTensor())) flags[k] |= kOwned;
           }
         }
         ++k;
@@ -260,15 +263,15 @@ struct RustNode final : torch::autograd::Node {
     for (const auto& v : argv) args.push_back(to_arg(v, false, false));
     for (const auto& t : outputs) out_args.push_back(tensor_arg(t, false, false));
     for (const auto& g : grads) grad_args.push_back(tensor_arg(g, false, false));
-    std::vector<uint8_t> needs(n_in);
-    for (size_t i = 0; i < n_in; ++i) needs[i] = task_should_compute_output(i);
+    for (size_t i = 0; i < n_in; ++i) {
+      if (task_should_compute_output(i)) flags[i] |= kNeedsGrad;
+    }
 
     std::vector<size_t> outs(n_in, 0);
     const Outcome o = run_backward(op_, rust::Slice<const Arg>(args.data(), args.size()),
                                    rust::Slice<const Arg>(out_args.data(), out_args.size()),
                                    rust::Slice<const Arg>(grad_args.data(), grad_args.size()),
-                                   rust::Slice<const uint8_t>(needs.data(), needs.size()),
-                                   rust::Slice<const uint8_t>(owned.data(), owned.size()), release_,
+                                   rust::Slice<const uint8_t>(flags.data(), flags.size()), release_,
                                    rust::Slice<size_t>(outs.data(), outs.size()));
     if (o.kind != 0) raise(o);
     const size_t n = o.count;

@@ -176,6 +176,8 @@ int myns_fused_linear_cross_entropy_backward(const myns_tensor grad, const myns_
 int myns_gelu_and_mul(const myns_tensor x, const char* approximate, myns_tensor* out);
 /* gelu_and_mul_backward(Tensor grad, Tensor x, str approximate="none") -> Tensor */
 int myns_gelu_and_mul_backward(const myns_tensor grad, const myns_tensor x, const char* approximate, myns_tensor* out);
+/* gelu_and_mul_backward_(Tensor(a!) x, Tensor grad, str approximate="none") -> () */
+int myns_gelu_and_mul_backward_(myns_tensor x, const myns_tensor grad, const char* approximate);
 /* layer_norm(Tensor x, Tensor? weight, Tensor? bias, float eps) -> Tensor */
 int myns_layer_norm(const myns_tensor x, const myns_tensor weight, const myns_tensor bias, double eps, myns_tensor* out);
 /* layer_norm_backward(Tensor grad, Tensor x, Tensor? weight, float eps) -> (Tensor, Tensor, Tensor) */
@@ -196,6 +198,8 @@ int myns_scale_(myns_tensor x, double alpha);
 int myns_silu_and_mul(const myns_tensor x, myns_tensor* out);
 /* silu_and_mul_backward(Tensor grad, Tensor x) -> Tensor */
 int myns_silu_and_mul_backward(const myns_tensor grad, const myns_tensor x, myns_tensor* out);
+/* silu_and_mul_backward_(Tensor(a!) x, Tensor grad) -> () */
+int myns_silu_and_mul_backward_(myns_tensor x, const myns_tensor grad);
 /* softmax(Tensor x, int dim) -> Tensor */
 int myns_softmax(const myns_tensor x, int64_t dim, myns_tensor* out);
 /* softmax_backward(Tensor grad, Tensor output, int dim) -> Tensor */

@@ -42,17 +42,17 @@ mod rust_side {
         fn run_kernel(op: usize, key: Key, args: &[Arg], stream: usize, outs: &mut [usize]) -> Outcome;
         /// Gradients of op `op` for each tensor input (0 where none), given
         /// the inputs, the forward outputs and the output gradients;
-        /// `release`: autograd frees what the node saved after this call (no
-        /// `retain_graph`), so backward may write into the kept outputs;
-        /// `owned[i]`: tensor input `i` is referred to by this call alone
-        /// (see `Backward::owns_input`).
+        /// `inputs[i]`, per tensor input: `INPUT_NEEDS_GRAD` (autograd wants
+        /// its gradient) | `INPUT_OWNED` (this call holds it alone, see
+        /// `Backward::owns_input`); `release`: autograd frees what the node
+        /// saved after this call (no `retain_graph`), so backward may write
+        /// into the kept outputs.
         fn run_backward(
             op: usize,
             args: &[Arg],
             outputs: &[Arg],
             grads: &[Arg],
-            needs_grad: &[u8],
-            owned: &[u8],
+            inputs: &[u8],
             release: bool,
             outs: &mut [usize],
         ) -> Outcome;
@@ -148,11 +148,10 @@ fn run_kernel(op: usize, key: Key, args: &[Arg], stream: usize, outs: &mut [usiz
     })
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_backward(op: usize, args: &[Arg], outputs: &[Arg], grads: &[Arg], needs_grad: &[u8], owned: &[u8], release: bool, outs: &mut [usize]) -> Outcome {
+fn run_backward(op: usize, args: &[Arg], outputs: &[Arg], grads: &[Arg], inputs: &[u8], release: bool, outs: &mut [usize]) -> Outcome {
     outcome(op, |spec| {
         let backward = spec.backward.ok_or_else(|| spec.error("has no backward"))?;
-        let grads = backward(spec, &BackwardCall::new(args, outputs, grads, needs_grad, owned, release))?;
+        let grads = backward(spec, &BackwardCall::new(args, outputs, grads, inputs, release))?;
         write_outs(spec, grads, outs)
     })
 }

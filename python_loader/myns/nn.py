@@ -59,26 +59,76 @@ class LayerNorm(nn.Module):
         return ops.layer_norm(x, self.weight, self.bias, self.eps)
 
 
+class _SiluAndMulDown(torch.autograd.Function):
+    """``F.linear(silu_and_mul(h), weight, bias)`` keeping ``h`` (which the
+    gated op's gradient reads anyway) but not ``silu_and_mul(h)``: backward
+    recomputes that, one elementwise pass over ``h``."""
+
+    @staticmethod
+    def forward(ctx, h, weight, bias):
+        y = nn.functional.linear(ops.silu_and_mul(h), weight, bias)
+        ctx.save_for_backward(h, weight)
+        ctx.has_bias = bias is not None
+        ctx.dtype = y.dtype  # the product's dtype (the autocast dtype under autocast)
+        return y
+
+    @staticmethod
+    def backward(ctx, gy):
+        h, weight = ctx.saved_tensors
+        dt = ctx.dtype
+        gy = gy.to(dt)
+        g2 = gy.reshape(-1, gy.shape[-1])
+        gh = gw = gb = None
+        if ctx.needs_input_grad[1]:
+            c = ops.silu_and_mul(h).to(dt)
+            gw = g2.t() @ c.reshape(-1, c.shape[-1])
+            del c
+        if ctx.has_bias and ctx.needs_input_grad[2]:
+            gb = g2.sum(0)
+        if ctx.needs_input_grad[0]:
+            gh = ops.silu_and_mul_backward((gy @ weight.to(dt)).to(h.dtype), h)
+        # Autograd casts each gradient to its input's dtype.
+        return gh, gw, gb
+
+
 class SwiGLUMLP(nn.Module):
     """``down(silu(gate(x)) * up(x))`` with gate and up as one projection
     (one GEMM) and ``myns.silu_and_mul`` between: the gated product needs
     no intermediate of its own. ``from_hf`` builds one from a transformers
-    MLP (``gate_proj``, ``up_proj``, ``down_proj``), weights copied."""
+    MLP (``gate_proj``, ``up_proj``, ``down_proj``), weights copied.
 
-    def __init__(self, hidden_size: int, intermediate_size: int, bias: bool = False, device=None, dtype=None):
+    With ``recompute``, training keeps the gate/up output but not the gated
+    product for backward, which recomputes it: a ``[tokens, intermediate]``
+    activation less per MLP (2 GiB over the 16 layers of the 1.1B Llama of
+    ``bench/bench_llama.py`` at 8192 tokens) for one more elementwise pass
+    per MLP in backward. Only while ``down_proj`` is a plain ``nn.Linear``
+    without hooks (not, say, a LoRA wrapper)."""
+
+    def __init__(self, hidden_size: int, intermediate_size: int, bias: bool = False, device=None, dtype=None,
+                 recompute: bool = False):
         super().__init__()
         kw = dict(bias=bias, device=device, dtype=dtype)
         self.gate_up_proj = nn.Linear(hidden_size, 2 * intermediate_size, **kw)
         self.down_proj = nn.Linear(intermediate_size, hidden_size, **kw)
+        self.recompute = recompute
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.down_proj(ops.silu_and_mul(self.gate_up_proj(x)))
+        h = self.gate_up_proj(x)
+        d = self.down_proj
+        if (self.recompute and torch.is_grad_enabled() and type(d) is nn.Linear and not d._forward_hooks
+                and not d._forward_pre_hooks):
+            return _SiluAndMulDown.apply(h, d.weight, d.bias)
+        return d(ops.silu_and_mul(h))
+
+    def extra_repr(self) -> str:
+        return f"recompute={self.recompute}"
 
     @classmethod
-    def from_hf(cls, mlp: nn.Module) -> "SwiGLUMLP":
+    def from_hf(cls, mlp: nn.Module, recompute: bool = False) -> "SwiGLUMLP":
         g, u, d = mlp.gate_proj, mlp.up_proj, mlp.down_proj
         w = g.weight
-        new = cls(g.in_features, g.out_features, bias=g.bias is not None, device=w.device, dtype=w.dtype)
+        new = cls(g.in_features, g.out_features, bias=g.bias is not None, device=w.device, dtype=w.dtype,
+                  recompute=recompute)
         with torch.no_grad():
             new.gate_up_proj.weight.copy_(torch.cat([g.weight, u.weight]))
             new.down_proj.weight.copy_(d.weight)
@@ -283,7 +333,7 @@ def _is_rms_norm(m: nn.Module) -> bool:
 
 
 def patch(model: nn.Module, *, rms_norm: bool = True, mlp: bool = True, rope: bool = True,
-          loss: bool = True, is_causal: bool = True) -> nn.Module:
+          loss: bool = True, is_causal: bool = True, recompute_mlp: bool = False) -> nn.Module:
     """Swaps, in place, a transformers Llama, Mistral or Qwen2 model's
     RMSNorms (the post-attention one fused with its residual add), MLPs
     (SwiGLU on one gate/up projection), rotary embedding and loss (fused
@@ -302,6 +352,10 @@ def patch(model: nn.Module, *, rms_norm: bool = True, mlp: bool = True, rope: bo
     model keeps no KV cache (``past_key_values`` in its output is None):
     transformers' default would copy every layer's keys and values into one
     that a training step drops.
+
+    With ``recompute_mlp``, backward recomputes each MLP's gated product
+    instead of keeping it (``SwiGLUMLP(recompute=True)``): less memory for
+    a little more time.
 
     Patch before building the optimizer: the MLPs get new parameters
     (``gate_up_proj`` replaces ``gate_proj`` and ``up_proj``).
@@ -330,7 +384,7 @@ def patch(model: nn.Module, *, rms_norm: bool = True, mlp: bool = True, rope: bo
             if mlp:
                 if act != "silu":
                     raise NotImplementedError(f"myns.patch: MLP activation {act!r} (SwiGLU needs 'silu')")
-                layer.mlp = SwiGLUMLP.from_hf(layer.mlp)
+                layer.mlp = SwiGLUMLP.from_hf(layer.mlp, recompute=recompute_mlp)
     if rms_norm:
         for parent in list(model.modules()):
             for attr, child in list(parent.named_children()):

@@ -340,14 +340,22 @@ pub struct BackwardCall<'a> {
     pub(crate) args: &'a [Arg],
     outputs: &'a [Arg],
     grads: &'a [Arg],
-    needs_grad: &'a [u8],
-    owned: &'a [u8],
+    /// Per tensor input: `INPUT_NEEDS_GRAD` | `INPUT_OWNED`.
+    inputs: &'a [u8],
     release: bool,
 }
 
+/// `BackwardCall::inputs` flags (set in csrc/registration.cc, RustNode::apply).
+pub(crate) const INPUT_NEEDS_GRAD: u8 = 1;
+pub(crate) const INPUT_OWNED: u8 = 2;
+
 impl<'a> BackwardCall<'a> {
-    pub(crate) fn new(args: &'a [Arg], outputs: &'a [Arg], grads: &'a [Arg], needs_grad: &'a [u8], owned: &'a [u8], release: bool) -> Self {
-        BackwardCall { args, outputs, grads, needs_grad, owned, release }
+    pub(crate) fn new(args: &'a [Arg], outputs: &'a [Arg], grads: &'a [Arg], inputs: &'a [u8], release: bool) -> Self {
+        BackwardCall { args, outputs, grads, inputs, release }
+    }
+
+    fn input_has(&self, i: usize, flag: u8) -> bool {
+        self.inputs.get(i).is_some_and(|&b| b & flag != 0)
     }
 }
 
@@ -392,12 +400,12 @@ impl<'a, A> Backward<'a, A> {
     /// it); a plain strided tensor (no subclass, not traced by
     /// `torch.compile`).
     pub fn owns_input(&self, i: usize) -> bool {
-        self.raw.owned.get(i).is_some_and(|&b| b != 0)
+        self.raw.input_has(i, INPUT_OWNED)
     }
     /// Whether autograd wants the gradient of tensor input number `i`
     /// (counting tensor arguments only).
     pub fn needs_grad(&self, i: usize) -> bool {
-        self.raw.needs_grad.get(i).is_some_and(|&b| b != 0)
+        self.raw.input_has(i, INPUT_NEEDS_GRAD)
     }
 }
 

@@ -170,6 +170,11 @@ pub struct MynsLib {
         approximate: *const ::std::os::raw::c_char,
         out: *mut myns_tensor,
     ) -> ::std::os::raw::c_int,
+    pub myns_gelu_and_mul_backward_: unsafe extern "C" fn(
+        x: myns_tensor,
+        grad: myns_tensor,
+        approximate: *const ::std::os::raw::c_char,
+    ) -> ::std::os::raw::c_int,
     pub myns_layer_norm: unsafe extern "C" fn(
         x: myns_tensor,
         weight: myns_tensor,
@@ -226,6 +231,8 @@ pub struct MynsLib {
         x: myns_tensor,
         out: *mut myns_tensor,
     ) -> ::std::os::raw::c_int,
+    pub myns_silu_and_mul_backward_:
+        unsafe extern "C" fn(x: myns_tensor, grad: myns_tensor) -> ::std::os::raw::c_int,
     pub myns_softmax: unsafe extern "C" fn(
         x: myns_tensor,
         dim: i64,
@@ -296,6 +303,9 @@ impl MynsLib {
         let myns_gelu_and_mul_backward = __library
             .get(b"myns_gelu_and_mul_backward\0")
             .map(|sym| *sym)?;
+        let myns_gelu_and_mul_backward_ = __library
+            .get(b"myns_gelu_and_mul_backward_\0")
+            .map(|sym| *sym)?;
         let myns_layer_norm = __library.get(b"myns_layer_norm\0").map(|sym| *sym)?;
         let myns_layer_norm_backward = __library
             .get(b"myns_layer_norm_backward\0")
@@ -309,6 +319,9 @@ impl MynsLib {
         let myns_silu_and_mul = __library.get(b"myns_silu_and_mul\0").map(|sym| *sym)?;
         let myns_silu_and_mul_backward = __library
             .get(b"myns_silu_and_mul_backward\0")
+            .map(|sym| *sym)?;
+        let myns_silu_and_mul_backward_ = __library
+            .get(b"myns_silu_and_mul_backward_\0")
             .map(|sym| *sym)?;
         let myns_softmax = __library.get(b"myns_softmax\0").map(|sym| *sym)?;
         let myns_softmax_backward = __library.get(b"myns_softmax_backward\0").map(|sym| *sym)?;
@@ -344,6 +357,7 @@ impl MynsLib {
             myns_fused_linear_cross_entropy_backward,
             myns_gelu_and_mul,
             myns_gelu_and_mul_backward,
+            myns_gelu_and_mul_backward_,
             myns_layer_norm,
             myns_layer_norm_backward,
             myns_matmul,
@@ -354,6 +368,7 @@ impl MynsLib {
             myns_scale_,
             myns_silu_and_mul,
             myns_silu_and_mul_backward,
+            myns_silu_and_mul_backward_,
             myns_softmax,
             myns_softmax_backward,
         })
@@ -589,6 +604,14 @@ impl MynsLib {
     ) -> ::std::os::raw::c_int {
         (self.myns_gelu_and_mul_backward)(grad, x, approximate, out)
     }
+    pub unsafe fn myns_gelu_and_mul_backward_(
+        &self,
+        x: myns_tensor,
+        grad: myns_tensor,
+        approximate: *const ::std::os::raw::c_char,
+    ) -> ::std::os::raw::c_int {
+        (self.myns_gelu_and_mul_backward_)(x, grad, approximate)
+    }
     pub unsafe fn myns_layer_norm(
         &self,
         x: myns_tensor,
@@ -675,6 +698,13 @@ impl MynsLib {
         out: *mut myns_tensor,
     ) -> ::std::os::raw::c_int {
         (self.myns_silu_and_mul_backward)(grad, x, out)
+    }
+    pub unsafe fn myns_silu_and_mul_backward_(
+        &self,
+        x: myns_tensor,
+        grad: myns_tensor,
+    ) -> ::std::os::raw::c_int {
+        (self.myns_silu_and_mul_backward_)(x, grad)
     }
     pub unsafe fn myns_softmax(
         &self,

@@ -12,6 +12,7 @@ implementation as accurate as HF passes.
 """
 
 import copy
+import math
 
 import pytest
 import torch
@@ -93,6 +94,55 @@ def test_patched_model_matches_hf(family, dtype, device):
     for name in ("model.embed_tokens.weight", "lm_head.weight", "model.layers.0.self_attn.q_proj.weight"):
         grads = [dict(m.named_parameters())[name].grad for m in (ref, hf, ours)]
         check_close(grads[2], grads[1], grads[0], dtype, f"grad of {name}")
+
+
+def _saved_shapes(model, **inputs):
+    """The shapes of the tensors autograd saves in a forward pass."""
+    shapes = []
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: shapes.append(tuple(t.shape)) or t, lambda t: t):
+        out = model(**inputs)
+    return out, shapes
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_recompute_mlp(device):
+    """myns.patch(recompute_mlp=True) keeps no [tokens, intermediate]
+    activation (the gated product is recomputed in backward) and gives the
+    same loss and gradients as without; under autocast and compiled too."""
+    ref, hf = tiny("llama", device, torch.float64)
+    plain, lean = myns.patch(copy.deepcopy(hf)), myns.patch(copy.deepcopy(hf), recompute_mlp=True)
+    assert lean.model.layers[0].mlp.recompute and not plain.model.layers[0].mlp.recompute
+    ids, labels = batch(device)
+    # [tokens, intermediate], in any leading shape.
+    gated = lambda shape: len(shape) >= 2 and shape[-1] == hf.config.intermediate_size and math.prod(shape[:-1]) == ids.numel()  # noqa: E731
+    outs = []
+    for m in (plain, lean):
+        out, shapes = _saved_shapes(m, input_ids=ids, labels=labels)
+        out.loss.backward()
+        outs.append((out.loss, [s for s in shapes if gated(s)]))
+    assert outs[0][1] and not outs[1][1], f"the gated product is kept only without recompute: {outs[0][1]}, {outs[1][1]}"
+    torch.testing.assert_close(outs[1][0], outs[0][0], rtol=1e-12, atol=0)
+    for (name, a), b in zip(plain.named_parameters(), lean.parameters()):
+        torch.testing.assert_close(b.grad, a.grad, rtol=1e-10, atol=1e-12, msg=name)
+    # Autocast (bf16 products of float32 weights): as HF under autocast.
+    _, hf32 = tiny("llama", device, torch.float32)
+    lean32 = myns.patch(copy.deepcopy(hf32), recompute_mlp=True)
+    dev = torch.device(device).type
+    with torch.autocast(dev, dtype=torch.bfloat16):
+        h = hf32(input_ids=ids, labels=labels).loss
+        o = lean32(input_ids=ids, labels=labels).loss
+    o.backward()
+    assert all(p.grad is not None and p.grad.dtype == torch.float32 for p in lean32.parameters())
+    check_close(o.reshape(1), h.reshape(1), ref(input_ids=ids, labels=labels).loss.reshape(1), torch.bfloat16,
+                "recompute, autocast loss")
+    # Compiled in one graph.
+    torch._dynamo.reset()
+    explain = torch._dynamo.explain(lean32)(input_ids=ids, labels=labels)
+    assert explain.graph_break_count == 0, explain.break_reasons
+    loss = torch.compile(lean32, fullgraph=True)(input_ids=ids, labels=labels).loss
+    loss.backward()
+    eager = lean32(input_ids=ids, labels=labels).loss
+    assert abs(float(loss.detach() - eager.detach())) <= 1e-5 * abs(float(eager.detach()))
 
 
 def test_patch_swaps_the_pieces():
