@@ -213,6 +213,22 @@ def _config(args, small):
                                     attn_implementation="sdpa"), args.llama_batch, 2048
 
 
+def cuda_model(layers, batch, batches=1):
+    """The benchmark's CUDA model with `layers` layers (bf16, seed 0), its
+    config, the batch and sequence sizes, and `batches` batches of token
+    ids (for the scripts in bench/explore)."""
+    import argparse
+
+    import transformers
+
+    cfg, batch, seq = _config(argparse.Namespace(llama_layers=layers, llama_batch=batch), False)
+    torch.manual_seed(0)
+    model = transformers.LlamaForCausalLM(cfg).to(device="cuda", dtype=torch.bfloat16)
+    g = torch.Generator().manual_seed(0)
+    data = [torch.randint(0, cfg.vocab_size, (batch, seq), generator=g).cuda() for _ in range(batches)]
+    return model, cfg, batch, seq, data
+
+
 def _liger_patch(model):
     """Liger-Kernel's full Llama patch (rope, RMSNorm, SwiGLU, fused linear
     cross-entropy) on this model only. Liger rebinds transformers' module

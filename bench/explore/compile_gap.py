@@ -54,14 +54,7 @@ def main():
     p.add_argument("--top", type=int, default=30)
     p.add_argument("--only", default="myns,myns-c,myns-cflex,hf-c")
     a = p.parse_args()
-    import transformers
-
-    args = argparse.Namespace(llama_layers=a.layers, llama_batch=a.batch)
-    cfg, batch, seq = bench_llama._config(args, False)
-    torch.manual_seed(0)
-    base = transformers.LlamaForCausalLM(cfg).to(device="cuda", dtype=torch.bfloat16)
-    g = torch.Generator().manual_seed(0)
-    data = [torch.randint(0, cfg.vocab_size, (batch, seq), generator=g).cuda() for _ in range(4)]
+    base, _, batch, seq, data = bench_llama.cuda_model(a.layers, a.batch, 4)
     print(f"Llama {sum(p.numel() for p in base.parameters()) / 1e9:.2f}B params, {a.layers} layers, {batch} x {seq}")
     variants = {
         "myns": ("myns", False, None),

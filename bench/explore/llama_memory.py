@@ -58,12 +58,7 @@ def main():
     p.add_argument("--top", type=int, default=25)
     p.add_argument("--impls", default="hf,liger,myns")
     args = p.parse_args()
-    ns = argparse.Namespace(llama_layers=args.layers, llama_batch=args.batch)
-    cfg, batch, seq = bench_llama._config(ns, False)
-    torch.manual_seed(0)
-    base = __import__("transformers").LlamaForCausalLM(cfg).to(device="cuda", dtype=torch.bfloat16)
-    g = torch.Generator().manual_seed(0)
-    ids = torch.randint(0, cfg.vocab_size, (batch, seq), generator=g).cuda()
+    base, _, batch, seq, (ids,) = bench_llama.cuda_model(args.layers, args.batch)
     print(f"{torch.cuda.get_device_name()}; torch {torch.__version__}; layers {args.layers}, batch {batch} x {seq}")
     for impl in args.impls.split(","):
         torch.cuda.synchronize()

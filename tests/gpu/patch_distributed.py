@@ -27,14 +27,14 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python_l
 import myns  # noqa: E402
 
 
-def tiny_llama(device):
+def tiny_llama(device, recompute_mlp=False):
     import transformers
 
     cfg = transformers.LlamaConfig(vocab_size=97, hidden_size=64, intermediate_size=96, num_hidden_layers=2,
                                    num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
                                    attn_implementation="eager")
     torch.manual_seed(0)
-    return myns.patch(transformers.LlamaForCausalLM(cfg).to(device))
+    return myns.patch(transformers.LlamaForCausalLM(cfg).to(device), recompute_mlp=recompute_mlp)
 
 
 def check_params(model, single, moved, mode, rank, step):
@@ -60,6 +60,7 @@ def main():
     p.add_argument("--mode", choices=["ddp", "fsdp2"], default="ddp")
     p.add_argument("--device", choices=["cpu", "cuda"], default="cuda")
     p.add_argument("--steps", type=int, default=3)
+    p.add_argument("--recompute-mlp", action="store_true", help="myns.patch(model, recompute_mlp=True)")
     args = p.parse_args()
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     if args.device == "cuda":
@@ -69,7 +70,7 @@ def main():
         device = torch.device("cpu")
     dist.init_process_group("nccl" if args.device == "cuda" else "gloo")
 
-    single = tiny_llama(device)
+    single = tiny_llama(device, args.recompute_mlp)
     model = copy.deepcopy(single)
     if args.mode == "ddp":
         from torch.nn.parallel import DistributedDataParallel
