@@ -2,8 +2,8 @@
 // out = act(a) * b over contiguous [rows, 2d] -> [rows, d], and the
 // gradient gx = [g * b * act'(a), g * act(a)] (which may overwrite x).
 // Threads x cover a row's packs, threads y several rows (short rows still
-// fill a block); grid y loops over rows since it is capped at 65535. `Act` gives `value(a)` and
-// `both(a, &value, &slope)` in the accumulation type.
+// fill a block); grid y loops over rows since it is capped at 65535. `Act`
+// gives `value(a)` and `both(a, &value, &slope)` in the accumulation type.
 #pragma once
 #include "rows.cuh"
 

@@ -128,6 +128,42 @@ fn autograd_through_the_dispatcher() -> Result<()> {
     Ok(())
 }
 
+/// A gated op's gradient is written over its saved input when autograd
+/// holds that input alone (here: a Rust program drops its handle) and not
+/// while the program still holds it; the gradients agree either way.
+#[test]
+fn gated_gradient_over_an_input_autograd_holds_alone() -> Result<()> {
+    for device in devices("gated_gradient_over_an_input_autograd_holds_alone") {
+        tch::manual_seed(0);
+        let opts = (Kind::Double, device);
+        let x = Tensor::randn([6, 5], opts).set_requires_grad(true);
+        let w = Tensor::randn([5, 16], opts).set_requires_grad(true);
+        let g = Tensor::randn([6, 8], opts);
+        let grads = |loss: Tensor| Tensor::run_backward(&[loss], &[&x, &w], false, false);
+        // The gradients, and whether the input the program kept (if any) is unchanged.
+        let step = |keep: bool| -> Result<(Vec<Tensor>, bool)> {
+            let h = x.matmul(&w);
+            let kept = keep.then(|| (h.shallow_clone(), h.detach().copy()));
+            let y = myns::silu_and_mul(&h)?;
+            drop(h);
+            let grads = grads((y * &g).sum(Kind::Double));
+            Ok((grads, kept.is_none_or(|(h, before)| h.equal(&before))))
+        };
+        let (owned, _) = step(false)?;
+        let (held, unchanged) = step(true)?;
+        assert!(unchanged, "{device:?}: the input the program holds was written over");
+        // Reference: silu(a) * b in float64 through tch's autograd.
+        let ab = x.matmul(&w).chunk(2, -1);
+        let want = grads((ab[0].silu() * &ab[1] * &g).sum(Kind::Double));
+        for (got, what) in [(&owned, "dropped"), (&held, "held")] {
+            for (a, b) in got.iter().zip(&want) {
+                assert!(a.allclose(b, 1e-12, 1e-12, false), "{device:?}: gradients with the input {what}");
+            }
+        }
+    }
+    Ok(())
+}
+
 fn err_text<T: std::fmt::Debug>(r: myns::Result<T>) -> String {
     r.expect_err("expected an error").to_string()
 }

@@ -73,3 +73,10 @@ def test_scale__as_strided_overlapping_rows(device):
 def test_scale__as_strided_stride_zero_inner(device):
     buf = torch.randn(8, device=device)
     refused(lambda: myns.scale_(buf.as_strided((4, 2), (2, 0)), 2.0), buf, "myns::scale_", "`x`")
+
+
+@pytest.mark.parametrize("op", ["silu_and_mul_backward_", "gelu_and_mul_backward_"])
+def test_gated_backward_inplace_grad_inside_x(op, device):
+    # grad is the first half of x's rows: writing x would change grad while it is read.
+    buf = torch.randn(4, 16, device=device)
+    refused(lambda: getattr(myns, op)(buf, buf[:, :8]), buf, f"myns::{op}", "`x`", "`grad`")
