@@ -230,10 +230,7 @@ struct RustNode final : torch::autograd::Node {
     // here rather than after this call, so that an input nothing else
     // refers to is handed to Rust as this call's own (BackwardCall::owns_input).
     const bool consume = release_ && !c10::GradMode::is_enabled();
-    // Per tensor input, as src/op/mod.rs reads them: 1 its gradient is
-    // wanted, 2 this call holds it alone.
-    constexpr uint8_t kNeedsGrad = 1, kOwned = 2;
-    std::vector<uint8_t> flags(n_in, 0);
+    std::vector<uint8_t> flags(n_in, 0);  // InputFlag bits per tensor input
     std::vector<c10::IValue> argv;
     argv.reserve(args_.size());
     for (size_t j = 0, k = 0; j < args_.size(); ++j) {
@@ -245,7 +242,7 @@ struct RustNode final : torch::autograd::Node {
           argv.emplace_back(inputs_[k].unpack());
           if (consume) {
             inputs_[k].reset_data();
-            if (sole_reference(argv.back().toTensor())) flags[k] |= kOwned;
+            if (sole_reference(argv.back().toTensor())) flags[k] |= static_cast<uint8_t>(InputFlag::Owned);
           }
         }
         ++k;
@@ -264,7 +261,7 @@ struct RustNode final : torch::autograd::Node {
     for (const auto& t : outputs) out_args.push_back(tensor_arg(t, false, false));
     for (const auto& g : grads) grad_args.push_back(tensor_arg(g, false, false));
     for (size_t i = 0; i < n_in; ++i) {
-      if (task_should_compute_output(i)) flags[i] |= kNeedsGrad;
+      if (task_should_compute_output(i)) flags[i] |= static_cast<uint8_t>(InputFlag::NeedsGrad);
     }
 
     std::vector<size_t> outs(n_in, 0);

@@ -42,8 +42,8 @@ mod rust_side {
         fn run_kernel(op: usize, key: Key, args: &[Arg], stream: usize, outs: &mut [usize]) -> Outcome;
         /// Gradients of op `op` for each tensor input (0 where none), given
         /// the inputs, the forward outputs and the output gradients;
-        /// `inputs[i]`, per tensor input: `INPUT_NEEDS_GRAD` (autograd wants
-        /// its gradient) | `INPUT_OWNED` (this call holds it alone, see
+        /// `inputs[i]`, per tensor input: `InputFlag` bits (autograd wants
+        /// its gradient; this call holds it alone, see
         /// `Backward::owns_input`); `release`: autograd frees what the node
         /// saved after this call (no `retain_graph`), so backward may write
         /// into the kept outputs.

@@ -27,6 +27,17 @@ pub(crate) mod cpp {
         Other,
     }
 
+    /// Bits of the per-input flags autograd's backward passes to Rust
+    /// (`run_backward`'s `inputs`).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    #[repr(u8)]
+    enum InputFlag {
+        /// Autograd wants the input's gradient.
+        NeedsGrad = 1,
+        /// The call holds the input alone (`Backward::owns_input`).
+        Owned = 2,
+    }
+
     /// Which dispatch key a kernel was called for.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     #[repr(u8)]
@@ -89,7 +100,7 @@ pub(crate) mod cpp {
     }
 }
 
-pub(crate) use cpp::{Arg, ArgKind, DeviceKind, Key, Outcome};
+pub(crate) use cpp::{Arg, ArgKind, DeviceKind, InputFlag, Key, Outcome};
 
 impl Arg {
     /// An empty (`None`) argument.

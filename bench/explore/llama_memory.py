@@ -3,10 +3,10 @@ Liger-Kernel (and HF), on bench_llama.py's model (2026-11-26).
 
 For each implementation: the peak of one step above what was allocated
 when it began (after two warm-up steps), and the live allocations at that
-peak, from the caching
-allocator's recorded history (alloc / free events replayed), grouped by
-the first two Python frames outside torch that made them (autograd's
-backward runs on a thread with no Python frames: "<backward>").
+peak, from the caching allocator's recorded history (alloc / free events
+replayed), grouped by the first two Python frames outside torch that made
+them (autograd's backward runs on a thread with no Python frames:
+"<backward>").
 
 Run on the GPU machine from the repository root with the bundle in .gpu/
 and Liger-Kernel on the path (scripts/gpu_run.sh installs it to /tmp/site):

@@ -19,7 +19,7 @@ pub(crate) use crate::ffi::Arg as RawArg;
 pub(crate) use args::decode;
 pub(crate) use macros::*;
 
-use crate::ffi::{self, Arg, ArgKind, Key};
+use crate::ffi::{self, Arg, ArgKind, InputFlag, Key};
 use crate::types::{Device, Error, Result, Scalar, ScalarType};
 use std::mem::ManuallyDrop;
 use std::sync::OnceLock;
@@ -340,22 +340,18 @@ pub struct BackwardCall<'a> {
     pub(crate) args: &'a [Arg],
     outputs: &'a [Arg],
     grads: &'a [Arg],
-    /// Per tensor input: `INPUT_NEEDS_GRAD` | `INPUT_OWNED`.
+    /// Per tensor input: `InputFlag` bits (set in csrc/registration.cc, RustNode::apply).
     inputs: &'a [u8],
     release: bool,
 }
-
-/// `BackwardCall::inputs` flags (set in csrc/registration.cc, RustNode::apply).
-pub(crate) const INPUT_NEEDS_GRAD: u8 = 1;
-pub(crate) const INPUT_OWNED: u8 = 2;
 
 impl<'a> BackwardCall<'a> {
     pub(crate) fn new(args: &'a [Arg], outputs: &'a [Arg], grads: &'a [Arg], inputs: &'a [u8], release: bool) -> Self {
         BackwardCall { args, outputs, grads, inputs, release }
     }
 
-    fn input_has(&self, i: usize, flag: u8) -> bool {
-        self.inputs.get(i).is_some_and(|&b| b & flag != 0)
+    fn input_has(&self, i: usize, flag: InputFlag) -> bool {
+        self.inputs.get(i).is_some_and(|&b| b & flag.repr != 0)
     }
 }
 
@@ -400,12 +396,12 @@ impl<'a, A> Backward<'a, A> {
     /// it); a plain strided tensor (no subclass, not traced by
     /// `torch.compile`).
     pub fn owns_input(&self, i: usize) -> bool {
-        self.raw.input_has(i, INPUT_OWNED)
+        self.raw.input_has(i, InputFlag::Owned)
     }
     /// Whether autograd wants the gradient of tensor input number `i`
     /// (counting tensor arguments only).
     pub fn needs_grad(&self, i: usize) -> bool {
-        self.raw.input_has(i, INPUT_NEEDS_GRAD)
+        self.raw.input_has(i, InputFlag::NeedsGrad)
     }
 }
 
