@@ -73,31 +73,41 @@ __device__ void rms_norm_impl(const T* __restrict__ x, const T* __restrict__ w, 
 // The register-resident form (Rust launches it when each thread's share of a
 // row is at most C packs, with one block or warp per row and no more): x and
 // the weight are loaded together before the reduction, so small launches wait
-// on memory once, and the code is short.
+// on memory once, and the code is short. At four packs (`r4`, at most 32
+// registers) only x is held across the reduction and each weight pack is read
+// (from cache) where it is used: x and w together would not fit, and 2048
+// threads per SM put 1024 rows of 1024 packs (8192 bfloat16) in one wave.
 template <typename T, int N, int C, bool FULL>
 __device__ void rms_norm_regs_impl(const T* __restrict__ x, const T* __restrict__ w, T* __restrict__ y,
                                    int64_t rows, int64_t H, double eps) {
   using A = typename Acc<T>::type;
   using P = Pack<T, N>;
+  constexpr bool kLateWeights = C > 2;
   const int64_t r = myns::first_row();
   if (r >= rows) return;  // a whole block (or warp) of rows past the end
   const int hv = (int)(H / N);
-  P xs[C], ws[C];
+  const P* wp = reinterpret_cast<const P*>(w);
+  P xs[C], ws[kLateWeights ? 1 : C];
   myns::load_packs<FULL>(xs, reinterpret_cast<const P*>(x + r * H), hv);
-  myns::load_packs<FULL>(ws, reinterpret_cast<const P*>(w), hv);
+  if constexpr (!kLateWeights) myns::load_packs<FULL>(ws, wp, hv);
   A ss = 0;
 #pragma unroll
   for (int c = 0; c < C; ++c) {
 #pragma unroll
-    for (int k = 0; k < N; ++k) { const A v = to_acc(xs[c].v[k]); ss += v * v; }
+    for (int k = 0; k < N; ++k) { const A v = myns::pack_acc<false>(xs[c], k); ss += v * v; }
   }
   const A inv = rsqrt(myns::row_sum(ss) / A(H) + A(eps));
+  P* yp = reinterpret_cast<P*>(y + r * H);
 #pragma unroll
   for (int c = 0; c < C; ++c) {
+    const int i = threadIdx.x + c * blockDim.x;
+    if (!FULL && i >= hv) continue;
+    const P q = kLateWeights ? wp[i] : ws[kLateWeights ? 0 : c];
+    P o;
 #pragma unroll
-    for (int k = 0; k < N; ++k) xs[c].v[k] = from_acc<T>(to_acc(xs[c].v[k]) * inv * to_acc(ws[c].v[k]));
+    for (int k = 0; k < N; ++k) o.v[k] = from_acc<T>(myns::pack_acc<kLateWeights>(xs[c], k) * inv * to_acc(q.v[k]));
+    yp[i] = o;
   }
-  myns::store_packs<FULL>(reinterpret_cast<P*>(y + r * H), xs, hv);
 }
 
 // s = x + residual (rounded to T); y = rms_norm(s) * w. Written to `s` and
@@ -305,6 +315,7 @@ __device__ void rms_norm_backward_regs_impl(const T* __restrict__ g, const T* __
   }                                                                                                                   \
   MYNS_RMS_REGS(r1_##suffix, T, N, 1)                                                                                 \
   MYNS_RMS_REGS(r2_##suffix, T, N, 2)                                                                                 \
+  MYNS_RMS_R4(r4_##suffix, T, N)                                                                                      \
   MYNS_RMS_BACKWARD_REGS(r1_##suffix, T, N, 1)                                                                        \
   MYNS_RMS_BACKWARD_REGS(r2_##suffix, T, N, 2)
 #define MYNS_RMS_REGS(suffix, T, N, C)                                                                                \
@@ -323,6 +334,15 @@ __device__ void rms_norm_backward_regs_impl(const T* __restrict__ g, const T* __
     myns::with_full<N, C>(H, [&](auto full) {                                                                         \
       add_rms_norm_regs_impl<T, N, C, decltype(full)::value>(x, res, w, y, s, rows, H, eps);                          \
     });                                                                                                               \
+  }
+// rms_norm only (its general build takes 63 registers on bfloat16 rows, half
+// the SM's threads): four packs per thread in at most 32 registers, for rows
+// the threads cover exactly (H == 4 N blockDim.x; rowwise::plan_reduce picks
+// it for no other), so the bounds-checked form, which spilled, is not built.
+#define MYNS_RMS_R4(suffix, T, N)                                                                                     \
+  extern "C" __global__ void MYNS_ROW_REGS_BOUNDS_FULL rms_norm_##suffix(const T* x, const T* w, T* y, int64_t rows,  \
+                                                                         int64_t H, double eps) {                     \
+    rms_norm_regs_impl<T, N, 4, true>(x, w, y, rows, H, eps);                                                         \
   }
 // 512 threads at most (the general builds' bound): the partial sums take registers.
 #define MYNS_RMS_BACKWARD_REGS(suffix, T, N, C)                                                                       \

@@ -52,23 +52,20 @@ __device__ __forceinline__ A warp_reduce(A v, Op op) {
 }
 
 // Reduction over the threads sharing a row, returned to each of them.
-// `identity` pads the warps a block does not have.
+// `identity` pads the warps a block does not have. Every warp reduces the
+// warps' partials itself, the same butterfly on the same values (as each lane
+// of a warp per row does), rather than waiting on a third barrier for warp
+// 0's result.
 template <typename A, typename Op>
 __device__ __forceinline__ A row_reduce(A v, Op op, A identity) {
   v = warp_reduce(v, op);
   if (blockDim.x == 32) return v;  // a warp per row
-  // Slot 32 holds the result, so warp 0 never overwrites a slot it reads.
-  __shared__ A sh[33];
+  __shared__ A sh[32];
   const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
   __syncthreads();  // earlier readers of sh are done
   if (lane == 0) sh[wid] = v;
   __syncthreads();
-  if (wid == 0) {
-    v = warp_reduce(lane < nw ? sh[lane] : identity, op);
-    if (lane == 0) sh[32] = v;
-  }
-  __syncthreads();
-  return sh[32];
+  return warp_reduce(lane < nw ? sh[lane] : identity, op);
 }
 
 template <typename A>
@@ -84,6 +81,42 @@ __device__ __forceinline__ float fast_exp(float x) { return __expf(x); }
 __device__ __forceinline__ double fast_exp(double x) { return exp(x); }
 __device__ __forceinline__ float fast_rcp(float x) { return __fdividef(1.0f, x); }
 __device__ __forceinline__ double fast_rcp(double x) { return 1.0 / x; }
+
+// Element k of a pack in the accumulation type, read from the pack's 32-bit
+// words for the 16-bit types. `Again`: through a volatile instruction, which
+// the compiler must repeat where it stands. The four-pack builds (`r4`, at
+// most 32 registers) convert an element again in each pass over the row
+// instead of keeping 32 floats live across a reduction, which spilled;
+// reading the words also keeps the loaded packs in 16 registers (nvcc split
+// them into 32 16-bit ones).
+template <bool Again, typename T, int N>
+__device__ __forceinline__ typename Acc<T>::type pack_acc(const Pack<T, N>& p, int k) {
+  if constexpr (sizeof(T) == 2) {
+    const uint32_t word = reinterpret_cast<const uint32_t*>(p.v)[k / 2];
+    uint32_t bits;
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+      // A bfloat16 is the high half of the float it widens to.
+      if (Again && (k & 1)) {
+        asm volatile("and.b32 %0, %1, 0xffff0000;" : "=r"(bits) : "r"(word));
+      } else if (Again) {
+        asm volatile("shl.b32 %0, %1, 16;" : "=r"(bits) : "r"(word));
+      } else {
+        bits = (k & 1) ? (word & 0xffff0000u) : (word << 16);
+      }
+    } else if (Again && (k & 1)) {
+      asm volatile("{ .reg .f16 lo, hi; mov.b32 {lo, hi}, %1; cvt.f32.f16 %0, hi; }" : "=r"(bits) : "r"(word));
+    } else if (Again) {
+      asm volatile("{ .reg .f16 lo, hi; mov.b32 {lo, hi}, %1; cvt.f32.f16 %0, lo; }" : "=r"(bits) : "r"(word));
+    } else if (k & 1) {
+      asm("{ .reg .f16 lo, hi; mov.b32 {lo, hi}, %1; cvt.f32.f16 %0, hi; }" : "=r"(bits) : "r"(word));
+    } else {
+      asm("{ .reg .f16 lo, hi; mov.b32 {lo, hi}, %1; cvt.f32.f16 %0, lo; }" : "=r"(bits) : "r"(word));
+    }
+    return __uint_as_float(bits);
+  } else {
+    return p.v[k];
+  }
+}
 
 // Loads this thread's C packs of a row of n packs (pack c at threadIdx.x +
 // c * blockDim.x), all issued before any is used; packs past the row's end

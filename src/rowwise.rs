@@ -47,20 +47,34 @@ pub struct ReduceKernels {
     /// The row held in registers at one (`<name>_r1_*`) or two (`<name>_r2_*`)
     /// packs per thread, every load issued before the reduction.
     pub regs: [RowKernels; 2],
+    /// Four packs per thread in at most 32 registers (`<name>_r4_*`), for rows
+    /// the threads cover exactly, where the op has that build (rms_norm).
+    pub regs4: Option<RowKernels>,
     /// The two-pack register build beats the general one at any row count
     /// (see [`plan_reduce`]), not only in launches of one wave.
     pub regs_at_scale: bool,
 }
 
-/// `reduce_kernels!(kernels::SOFTMAX, "softmax"[, regs_at_scale])`.
+/// `reduce_kernels!(kernels::SOFTMAX, "softmax"[, regs_at_scale][, r4])`:
+/// `r4` for an op with the four-pack build.
 macro_rules! reduce_kernels {
     ($module:path, $name:literal) => {
         $crate::rowwise::reduce_kernels!($module, $name, false)
     };
+    ($module:path, $name:literal, r4) => {
+        $crate::rowwise::reduce_kernels!($module, $name, false, r4)
+    };
+    ($module:path, $name:literal, $regs_at_scale:expr, r4) => {
+        $crate::rowwise::reduce_kernels!(@build $module, $name, $regs_at_scale, Some($crate::rowwise::row_kernels!($module, concat!($name, "_r4"))))
+    };
     ($module:path, $name:literal, $regs_at_scale:expr) => {
+        $crate::rowwise::reduce_kernels!(@build $module, $name, $regs_at_scale, None)
+    };
+    (@build $module:path, $name:literal, $regs_at_scale:expr, $regs4:expr) => {
         $crate::rowwise::ReduceKernels {
             general: $crate::rowwise::row_kernels!($module, $name),
             regs: [$crate::rowwise::row_kernels!($module, concat!($name, "_r1")), $crate::rowwise::row_kernels!($module, concat!($name, "_r2"))],
+            regs4: $regs4,
             regs_at_scale: $regs_at_scale,
         }
     };
@@ -93,7 +107,7 @@ pub enum Rows {
 /// Which build of a forward row reduction runs, and its block shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReducePlan {
-    /// Packs per thread for the register-resident builds (1 or 2); `None`: the general one.
+    /// Packs per thread for the register-resident builds (1, 2 or 4); `None`: the general one.
     pub regs: Option<i64>,
     /// Threads per row.
     pub bx: i64,
@@ -109,6 +123,12 @@ pub(crate) fn whole_warps(t: i64, max: i64) -> i64 {
 /// Threads per row of a register-resident build at `c` packs per thread.
 fn regs_threads(units: i64, c: i64) -> i64 {
     whole_warps((units + c - 1) / c, REGS_MAX_THREADS)
+}
+
+/// Whether whole warps of `c` packs per thread cover rows of `units` packs
+/// exactly (the four-pack build runs only so: it has no bounds checks).
+fn covers_exactly(units: i64, c: i64) -> bool {
+    units > 0 && units % (32 * c) == 0 && units <= c * REGS_MAX_THREADS
 }
 
 /// The general build's shape: about four packs per thread, or one per thread
@@ -136,12 +156,16 @@ fn general_shape(units: i64, rows: i64, sms: i64, layout: Rows) -> (i64, i64) {
 ///   ran 1-7% ahead of the general one from 1024 x 8192 to 16384 x 8192
 ///   bf16, where for rms_norm it fell 3-18% behind
 ///   (bench/explore/rowwise-gaps/README.md);
+/// - `r4` (an op with the four-pack build): rows of a whole number of
+///   128-pack steps, up to 4096 packs, at four packs per thread (32 registers,
+///   so 2048 threads per SM): 1024 rows of 8192 bfloat16 in one wave, where
+///   the general build (63 registers) takes two;
 /// - else the general build.
 ///
 /// `force`: `MYNS_ROW_KERNEL` (see `forced_plan`).
-pub fn plan_reduce(units: i64, rows: i64, sms: i64, threads_per_sm: i64, regs_at_scale: bool, force: Option<&str>) -> Result<ReducePlan> {
+pub fn plan_reduce(units: i64, rows: i64, sms: i64, threads_per_sm: i64, regs_at_scale: bool, r4: bool, force: Option<&str>) -> Result<ReducePlan> {
     if let Some(f) = force {
-        return forced_plan(f, units, rows, sms);
+        return forced_plan(f, units, rows, sms, r4);
     }
     let resident = sms * threads_per_sm;
     // A warp per row: 8 rows per block, or one when rows are few enough to
@@ -161,7 +185,11 @@ pub fn plan_reduce(units: i64, rows: i64, sms: i64, threads_per_sm: i64, regs_at
         regs(2)
     } else if one_wave(1) {
         regs(1)
-    } else if one_wave(2) || (regs_at_scale && units <= 2 * REGS_MAX_THREADS) {
+    } else if one_wave(2) {
+        regs(2)
+    } else if r4 && covers_exactly(units, 4) {
+        regs(4)
+    } else if regs_at_scale && units <= 2 * REGS_MAX_THREADS {
         regs(2)
     } else {
         let (bx, by) = general_shape(units, rows, sms, Rows::BlockOrWarp);
@@ -186,9 +214,9 @@ pub fn plan_block_regs(units: i64, rows: i64, sms: i64) -> (Option<i64>, i64, i6
 }
 
 /// `MYNS_ROW_KERNEL=<build>[:<threads per row>[:<rows per block>]]` with
-/// build `r1`, `r2` or `general` (testing and tuning): forces the forward
-/// row reductions' build and shape.
-fn forced_plan(spec: &str, units: i64, rows: i64, sms: i64) -> Result<ReducePlan> {
+/// build `r1`, `r2`, `r4` (where the op has it) or `general` (testing and
+/// tuning): forces the forward row reductions' build and shape.
+fn forced_plan(spec: &str, units: i64, rows: i64, sms: i64, has_r4: bool) -> Result<ReducePlan> {
     let mut parts = spec.trim().split(':');
     let build = parts.next().unwrap_or("");
     let num = |p: Option<&str>| -> Result<Option<i64>> {
@@ -198,8 +226,9 @@ fn forced_plan(spec: &str, units: i64, rows: i64, sms: i64) -> Result<ReducePlan
     let regs = match build {
         "r1" => Some(1),
         "r2" => Some(2),
+        "r4" if has_r4 => Some(4),
         "general" => None,
-        _ => return Err(Error::value(format!("MYNS_ROW_KERNEL=`{spec}`: the build must be r1, r2 or general"))),
+        _ => return Err(Error::value(format!("MYNS_ROW_KERNEL=`{spec}`: the build must be r1, r2{} or general", if has_r4 { ", r4" } else { "" }))),
     };
     let bx = bx.unwrap_or_else(|| match regs {
         Some(c) => regs_threads(units, c),
@@ -211,8 +240,8 @@ fn forced_plan(spec: &str, units: i64, rows: i64, sms: i64) -> Result<ReducePlan
         return Err(Error::value(format!("MYNS_ROW_KERNEL=`{spec}`: threads per row must be whole warps, rows per block more than one only with one warp per row, at most {max} threads")));
     }
     if let Some(c) = regs {
-        if plan.bx * c < units {
-            return Err(Error::value(format!("MYNS_ROW_KERNEL=`{spec}`: {} threads x {c} packs do not cover a row of {units} packs", plan.bx)));
+        if plan.bx * c < units || (c == 4 && plan.bx * c != units) {
+            return Err(Error::value(format!("MYNS_ROW_KERNEL=`{spec}`: {} threads x {c} packs do not cover a row of {units} packs{}", plan.bx, if c == 4 { " exactly" } else { "" })));
         }
     }
     Ok(plan)
@@ -269,14 +298,15 @@ impl RowLaunch {
         let (dtype, device, vec, units) = row_units(x, ptrs, h)?;
         let info = cuda::device_info(device)?;
         let force = crate::overrides::get(crate::overrides::Knob::RowKernel);
-        let plan = plan_reduce(units, rows, info.sms as i64, info.threads_per_sm as i64, kernels.regs_at_scale, force.as_deref())
+        let plan = plan_reduce(units, rows, info.sms as i64, info.threads_per_sm as i64, kernels.regs_at_scale, kernels.regs4.is_some(), force.as_deref())
             .map_err(|e| e.context(format_args!("myns::{}", x.op())))?;
         // The register builds take one row per block or warp, with no loop.
         let grid = (rows + plan.by - 1) / plan.by;
-        let (kernels, grid) = match plan.regs {
-            Some(c) if grid <= i32::MAX as i64 => (&kernels.regs[c as usize - 1], grid),
-            Some(_) => return Err(x.error(format_args!("has {rows} rows, more than one launch takes"))),
-            None => (&kernels.general, grid.clamp(1, 1 << 20)),
+        let (kernels, grid) = match (plan.regs, &kernels.regs4) {
+            (Some(4), Some(r4)) if grid <= i32::MAX as i64 => (r4, grid),
+            (Some(c @ (1 | 2)), _) if grid <= i32::MAX as i64 => (&kernels.regs[c as usize - 1], grid),
+            (Some(_), _) => return Err(x.error(format_args!("has {rows} rows, more than one launch takes"))),
+            (None, _) => (&kernels.general, grid.clamp(1, 1 << 20)),
         };
         let f = kernels.pick(dtype, vec).function(device)?;
         Ok(RowLaunch { f, grid: grid as u32, block: (plan.bx as u32, plan.by as u32) })
@@ -341,7 +371,7 @@ mod tests {
 
     // An H100: 132 SMs of 2048 threads.
     fn plan(units: i64, rows: i64, force: Option<&str>) -> Result<ReducePlan> {
-        plan_reduce(units, rows, 132, 2048, false, force)
+        plan_reduce(units, rows, 132, 2048, false, false, force)
     }
 
     fn p(regs: Option<i64>, bx: i64, by: i64) -> ReducePlan {
@@ -380,14 +410,33 @@ mod tests {
 
     #[test]
     fn ops_whose_register_build_wins_at_scale_keep_it() {
-        let at_scale = |units, rows| plan_reduce(units, rows, 132, 2048, true, None).unwrap();
+        let at_scale = |units, rows| plan_reduce(units, rows, 132, 2048, true, false, None).unwrap();
         assert_eq!(at_scale(1024, 1024), p(Some(2), 512, 1)); // softmax 1024 x 8192 bf16
         assert_eq!(at_scale(1024, 16384), p(Some(2), 512, 1));
         assert_eq!(at_scale(2048, 1024), p(Some(2), 1024, 1)); // 1024 x 16384 bf16
         assert_eq!(at_scale(2049, 1024), p(None, 512, 1)); // beyond 2 packs x 1024 threads
         assert_eq!(at_scale(1000, 5), p(Some(1), 1024, 1)); // one wave: unchanged
         assert_eq!(at_scale(256, 1024), p(Some(2), 128, 1));
-        assert_eq!(plan_reduce(1024, 1024, 132, 2048, true, Some("general")).unwrap(), p(None, 256, 1)); // forcing wins
+        assert_eq!(plan_reduce(1024, 1024, 132, 2048, true, false, Some("general")).unwrap(), p(None, 256, 1)); // forcing wins
+    }
+
+    #[test]
+    fn ops_with_the_four_pack_build_take_it_for_long_rows_covered_exactly() {
+        let r4 = |units, rows, force| plan_reduce(units, rows, 132, 2048, false, true, force);
+        assert_eq!(r4(1024, 1024, None).unwrap(), p(Some(4), 256, 1)); // rms_norm 1024 x 8192 bf16: one wave
+        assert_eq!(r4(2048, 16384, None).unwrap(), p(Some(4), 512, 1));
+        assert_eq!(r4(2048, 1, None).unwrap(), p(Some(2), 1024, 1)); // one wave at two packs
+        assert_eq!(r4(4096, 1024, None).unwrap(), p(Some(4), 1024, 1));
+        assert_eq!(r4(1000, 1024, None).unwrap(), p(None, 256, 1)); // not whole 128-pack steps
+        assert_eq!(r4(8192, 1024, None).unwrap(), p(None, 512, 1)); // longer than 4 packs x 1024 threads
+        assert_eq!(r4(1024, 64, None).unwrap(), p(Some(1), 1024, 1)); // one wave: unchanged
+        assert_eq!(r4(1024, 1024, Some("r4")).unwrap(), p(Some(4), 256, 1));
+        assert_eq!(r4(128, 100, Some("r4")).unwrap(), p(Some(4), 32, 8)); // a warp per row
+        for bad in ["r4:128", "r4:512", "r4:1024:2"] {
+            assert!(r4(1024, 1024, Some(bad)).is_err(), "{bad}");
+        }
+        assert!(r4(1000, 1024, Some("r4")).is_err()); // rounded up to 256 threads, not exact
+        assert!(plan(1024, 1024, Some("r4")).is_err()); // an op without the build
     }
 
     #[test]

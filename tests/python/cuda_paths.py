@@ -135,9 +135,13 @@ def build_covers(build, shape, dtype) -> bool:
     es = torch.tensor([], dtype=dtype).element_size()
     pack = 16 // es if shape[-1] % (16 // es) == 0 else 1  # else scalar kernels
     parts = build.split(":")
-    regs = {"r1": 1, "r2": 2}.get(parts[0])
+    regs = {"r1": 1, "r2": 2, "r4": 4}.get(parts[0])
+    units = shape[-1] // pack
+    if regs == 4:  # rows covered exactly: whole warps of four packs, at most 1024 threads
+        threads = int(parts[1]) if len(parts) > 1 else units // 4
+        return units % 128 == 0 and units <= 4096 and threads * 4 == units
     threads = int(parts[1]) if len(parts) > 1 else 1024
-    return regs is None or threads * regs >= shape[-1] // pack
+    return regs is None or threads * regs >= units
 
 
 def row_paths():
@@ -152,6 +156,30 @@ def forced_rows(build):
         yield
     finally:
         myns.set_override("MYNS_ROW_KERNEL", os.environ.get("MYNS_ROW_KERNEL"))
+
+
+# Builds only rms_norm has (`regs4` in src/rowwise.rs), forced on it alone.
+RMS_ROW_BUILDS = ["r4"]
+RMS_ROW_SHAPES = [(13, 1024), (5, 3, 2048), (3, 4096)]
+
+
+def rms_row_paths():
+    """[(build, dtype, shape)] of rms_norm's own builds, on rows each covers."""
+    return [(b, d, s) for b in RMS_ROW_BUILDS for d in ROW_DTYPES for s in RMS_ROW_SHAPES if build_covers(b, s, d)]
+
+
+def check_rms_row_path(build, dtype, shape, with_opcheck=True, device="cuda", ref_device=None):
+    """rms_norm under one of its own forced builds, on 16-byte packs and one
+    element off alignment (single elements). Returns the number of checked calls."""
+    what = f"rms_norm {build} {str(dtype).removeprefix('torch.')} {shape}"
+    with forced_rows(build):
+        x, w = norm_input(shape, dtype, device, 2.0), torch.randn(shape[-1], dtype=dtype, device=device)
+        off = norm_input((x.numel() + 1,), dtype, device, 2.0)[1:].view(shape)
+        check_op("rms_norm", [x, w, 1e-6], what=what, ref_device=ref_device)
+        check_op("rms_norm", [off, w, 1e-6], what=f"{what}, unaligned", ref_device=ref_device)
+        if with_opcheck:
+            opcheck(torch.ops.myns.rms_norm.default, (x.clone().requires_grad_(), w.clone().requires_grad_(), 1e-6))
+    return 2
 
 
 def check_row_path(build, dtype, shape, with_opcheck=True, with_grads=True, device="cuda", ref_device=None):

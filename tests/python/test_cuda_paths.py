@@ -16,13 +16,19 @@ import sys
 import pytest
 
 from conftest import requires_cuda
+import torch
+
+import myns
 from cuda_paths import (
     ROW_BUILDS,
     check_matmul_path,
+    check_rms_row_path,
     check_row_path,
+    forced_rows,
     gradcheck_row_build,
     isolated,
     matmul_paths,
+    rms_row_paths,
     row_paths,
 )
 
@@ -48,6 +54,22 @@ def test_row_path(build, dtype, shape):
 @pytest.mark.parametrize("build", ROW_BUILDS)
 def test_row_build_gradcheck(build):
     gradcheck_row_build(build)
+
+
+RMS_ROWS = rms_row_paths()
+RMS_FIRST = {(b, d): s for b, d, s in reversed(RMS_ROWS)}
+
+
+@pytest.mark.parametrize("build,dtype,shape", RMS_ROWS, ids=[f"{b}-{_dt(d)}-{s}" for b, d, s in RMS_ROWS])
+def test_rms_row_path(build, dtype, shape):
+    check_rms_row_path(build, dtype, shape, with_opcheck=RMS_FIRST[(build, dtype)] == shape)
+
+
+def test_rms_r4_gradcheck():
+    o = dict(dtype=torch.float64, device="cuda", requires_grad=True)
+    with forced_rows("r4"):
+        x, w = torch.randn(3, 256, **o), torch.randn(256, **o)  # 128 packs: one warp of four each
+        assert torch.autograd.gradcheck(lambda a, b: myns.rms_norm(a, b, 1e-5), (x, w))
 
 
 MATMUL = matmul_paths()

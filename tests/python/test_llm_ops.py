@@ -74,8 +74,9 @@ def test_softmax(shape, dim, dtype, device):
 # kernels).
 ROW_SHAPES = [(1000, 64), (300, 256), (2, 4096), (1, 16384), (200, 16384), (3, 40000), (150, 40002), (5, 1001),
               # More rows than one wave holds: softmax and the residual-add norms keep
-              # their register build there (rows covered exactly, and not).
-              (1100, 4096), (1200, 3000)]
+              # their register build there (rows covered exactly, and not); rms_norm
+              # takes its four-pack build (rows of 8192).
+              (1100, 4096), (1200, 3000), (600, 8192)]
 # float64 at the large shapes is covered by float32 (same kernels, slow reference).
 ROW_CASES = [(s, d) for s in ROW_SHAPES for d in DTYPES if not (d == torch.float64 and s[0] * s[1] > 10**6)]
 
@@ -132,6 +133,25 @@ def test_forward_builds(build, shape, dtype, device, kernel_override):
         else:
             with pytest.raises(ValueError, match=f"myns::{name}: MYNS_ROW_KERNEL=.* do not cover"):
                 run()
+
+
+@pytest.mark.parametrize("device", ["cuda"])
+def test_rms_norm_four_pack_build(dtype, device, kernel_override):
+    """rms_norm's `r4` build forced: rows the threads cover exactly (a warp
+    per row, a block per row, up to 1024 threads), on 16-byte packs and, one
+    element off alignment, on single elements; refused where it would not
+    cover a row exactly, and by an op without it."""
+    kernel_override("MYNS_ROW_KERNEL", "r4")
+    for shape in [(37, 1024), (3, 5, 2048), (2, 4096)]:
+        x, w = norm_input(shape, dtype, device, 2.0), rand(shape[-1:], dtype, device)
+        check_op("rms_norm", [x, w, 1e-6])
+        off = norm_input((x.numel() + 1,), dtype, device, 2.0)[1:].view(shape)
+        check_op("rms_norm", [off, w, 1e-6])
+    x = rand((4, 1000), dtype, device)
+    with pytest.raises(ValueError, match=r"myns::rms_norm: MYNS_ROW_KERNEL=`r4`: .* do not cover a row of .* exactly"):
+        myns.rms_norm(x, x[0], 1e-6)
+    with pytest.raises(ValueError, match=r"myns::softmax: MYNS_ROW_KERNEL=`r4`: the build must be r1, r2 or general"):
+        myns.softmax(rand((4, 1024), dtype, device), -1)
 
 
 @pytest.mark.parametrize("build", ["auto", "general"])
