@@ -32,6 +32,11 @@ struct RopeParams {
   int64_t lanes;     // head lanes per token: blockDim.y is a multiple of it
 };
 
+// One row per pass, in at most 64 registers (four blocks of 256 threads per
+// SM). Two rows per pass in 80 registers ran 6-7% slower on the H100, and
+// indexing the stride arrays with a runtime q-or-k held all 26 of them in
+// registers: the strides are picked by selects from a token's row bases
+// (bench/explore/rope/rope-variants-h100.txt).
 template <typename T, int N>
 __device__ void rope_impl(const RopeParams& p) {
   using A = typename Acc<T>::type;
@@ -42,13 +47,19 @@ __device__ void rope_impl(const RopeParams& p) {
   const int lanes = (int)p.lanes, lane = threadIdx.y % lanes;
   const int per_block = blockDim.y / lanes;
   const int64_t hq = p.heads[0], heads = hq + p.heads[1], tokens = p.batch * p.seq;
-  const int64_t cd = p.cs[2];
+  const bool narrow = tokens <= (int64_t)UINT32_MAX;  // a 32-bit division per token
+#pragma unroll 1
   for (int64_t tok = (int64_t)blockIdx.y * per_block + threadIdx.y / lanes; tok < tokens;
        tok += (int64_t)gridDim.y * per_block) {
-    const int64_t b = tok / p.seq, s = tok - b * p.seq;
+    const int64_t b = narrow ? (int64_t)((uint32_t)tok / (uint32_t)p.seq) : tok / p.seq, s = tok - b * p.seq;
     const int64_t coff = b * p.cs[0] + s * p.cs[1];
     const T* c = static_cast<const T*>(p.cos) + coff;
     const T* sn = static_cast<const T*>(p.sin) + coff;
+    // The token's rows of head 0 in q, k and their outputs.
+    const T* xq = static_cast<const T*>(p.x[0]) + b * p.xs[0][0] + s * p.xs[0][2];
+    const T* xk = static_cast<const T*>(p.x[1]) + b * p.xs[1][0] + s * p.xs[1][2];
+    T* oq = static_cast<T*>(p.out[0]) + b * p.os[0][0] + s * p.os[0][2];
+    T* ok = static_cast<T*>(p.out[1]) + b * p.os[1][0] + s * p.os[1][2];
     P c1, c2, s1, s2;
     if constexpr (N > 1) {  // the last strides are 1 and every row 16-byte aligned
       c1 = *reinterpret_cast<const P*>(c + j);
@@ -56,61 +67,46 @@ __device__ void rope_impl(const RopeParams& p) {
       s1 = *reinterpret_cast<const P*>(sn + j);
       s2 = *reinterpret_cast<const P*>(sn + j + half);
     } else {
+      const int64_t cd = p.cs[2];
       c1.v[0] = c[j * cd];
       c2.v[0] = c[(j + half) * cd];
       s1.v[0] = sn[j * cd];
       s2.v[0] = sn[(j + half) * cd];
     }
-    // Two heads per pass (hh and hh + lanes), both rows' loads issued before
-    // either is used: more bytes in flight per thread.
-    for (int64_t hh = lane; hh < heads; hh += 2 * lanes) {
-      const int64_t hs[2] = {hh, hh + lanes};
-      const bool two = hs[1] < heads;
-      P x1[2], x2[2];
-      T* o[2];
-#pragma unroll
-      for (int u = 0; u < 2; ++u) {
-        if (u == 1 && !two) break;
-        const int t = hs[u] >= hq;  // 0: q, 1: k
-        const int64_t h = t ? hs[u] - hq : hs[u];
-        const T* x = static_cast<const T*>(p.x[t]) + b * p.xs[t][0] + h * p.xs[t][1] + s * p.xs[t][2];
-        o[u] = static_cast<T*>(p.out[t]) + b * p.os[t][0] + h * p.os[t][1] + s * p.os[t][2];
-        if constexpr (N > 1) {
-          x1[u] = *reinterpret_cast<const P*>(x + j);
-          x2[u] = *reinterpret_cast<const P*>(x + j + half);
-        } else {
-          const int64_t xd = p.xs[t][3];
-          x1[u].v[0] = x[j * xd];
-          x2[u].v[0] = x[(j + half) * xd];
-        }
+#pragma unroll 1
+    for (int64_t hh = lane; hh < heads; hh += lanes) {
+      const bool is_k = hh >= hq;
+      const int64_t h = is_k ? hh - hq : hh;
+      const T* x = is_k ? xk + h * p.xs[1][1] : xq + h * p.xs[0][1];
+      T* o = is_k ? ok + h * p.os[1][1] : oq + h * p.os[0][1];
+      const int64_t xd = N > 1 ? 1 : (is_k ? p.xs[1][3] : p.xs[0][3]);
+      const int64_t od = N > 1 ? 1 : (is_k ? p.os[1][3] : p.os[0][3]);
+      P x1, x2;
+      if constexpr (N > 1) {
+        x1 = *reinterpret_cast<const P*>(x + j);
+        x2 = *reinterpret_cast<const P*>(x + j + half);
+      } else {
+        x1.v[0] = x[j * xd];
+        x2.v[0] = x[(j + half) * xd];
       }
+      P o1, o2;
 #pragma unroll
-      for (int u = 0; u < 2; ++u) {
-        if (u == 1 && !two) break;
-        P o1, o2;
-#pragma unroll
-        for (int k = 0; k < N; ++k) {
-          const A a = to_acc(x1[u].v[k]), bb = to_acc(x2[u].v[k]);
-          o1.v[k] = from_acc<T>(a * to_acc(c1.v[k]) - bb * to_acc(s1.v[k]));
-          o2.v[k] = from_acc<T>(bb * to_acc(c2.v[k]) + a * to_acc(s2.v[k]));
-        }
-        if constexpr (N > 1) {
-          *reinterpret_cast<P*>(o[u] + j) = o1;
-          *reinterpret_cast<P*>(o[u] + j + half) = o2;
-        } else {
-          const int t = hs[u] >= hq;
-          const int64_t od = p.os[t][3];
-          o[u][j * od] = o1.v[0];
-          o[u][(j + half) * od] = o2.v[0];
-        }
+      for (int k = 0; k < N; ++k) {
+        const A a = to_acc(x1.v[k]), bb = to_acc(x2.v[k]);
+        o1.v[k] = from_acc<T>(a * to_acc(c1.v[k]) - bb * to_acc(s1.v[k]));
+        o2.v[k] = from_acc<T>(bb * to_acc(c2.v[k]) + a * to_acc(s2.v[k]));
+      }
+      if constexpr (N > 1) {
+        *reinterpret_cast<P*>(o + j) = o1;
+        *reinterpret_cast<P*>(o + j + half) = o2;
+      } else {
+        o[j * od] = o1.v[0];
+        o[(j + half) * od] = o2.v[0];
       }
     }
   }
 }
 
-// At most 80 registers (three blocks of 256 threads per SM): ptxas gives the
-// two-head loop 107-117 otherwise, which left two blocks and too few loads in
-// flight (the 16-bit types spill 20-44 bytes instead).
 #define MYNS_ROPE(suffix, T, N) \
-  extern "C" __global__ void __launch_bounds__(256, 3) rope_##suffix(const RopeParams p) { rope_impl<T, N>(p); }
+  extern "C" __global__ void __launch_bounds__(256, 4) rope_##suffix(const RopeParams p) { rope_impl<T, N>(p); }
 MYNS_FOR_EACH_FLOAT_VEC(MYNS_ROPE)

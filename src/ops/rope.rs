@@ -155,13 +155,13 @@ fn cuda(a: &Rope, cx: &Cuda) -> Result<(Tensor, Tensor)> {
     // the block's tokens (kernels/rope.cu).
     let pairs = dim / 2 / n;
     let bx = pairs.min(256);
-    // Each lane takes its heads two at a time (kernels/rope.cu), spread
+    // Each lane takes its heads one at a time (kernels/rope.cu), spread
     // evenly over the lanes (40 heads as 20 lanes of two, not 32 lanes
     // with 8 of them doing a second pass).
     let heads = sq[1] + sk[1];
     let most = (256 / bx).max(1);
-    let rounds = (heads + 2 * most - 1) / (2 * most);
-    let lanes = (heads + 2 * rounds - 1) / (2 * rounds);
+    let rounds = (heads + most - 1) / most;
+    let lanes = (heads + rounds - 1) / rounds;
     let per_block = (most / lanes).max(1);
     p.lanes = lanes;
     let by = lanes * per_block;
