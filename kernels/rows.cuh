@@ -91,7 +91,7 @@ __device__ __forceinline__ double fast_rcp(double x) { return 1.0 / x; }
 // them into 32 16-bit ones).
 template <bool Again, typename T, int N>
 __device__ __forceinline__ typename Acc<T>::type pack_acc(const Pack<T, N>& p, int k) {
-  if constexpr (sizeof(T) == 2) {
+  if constexpr (sizeof(T) == 2 && N % 2 == 0) {  // whole words (not the 2-byte pack of the scalar builds)
     const uint32_t word = reinterpret_cast<const uint32_t*>(p.v)[k / 2];
     uint32_t bits;
     if constexpr (std::is_same_v<T, __nv_bfloat16>) {
@@ -114,7 +114,7 @@ __device__ __forceinline__ typename Acc<T>::type pack_acc(const Pack<T, N>& p, i
     }
     return __uint_as_float(bits);
   } else {
-    return p.v[k];
+    return to_acc(p.v[k]);
   }
 }
 
