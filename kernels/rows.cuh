@@ -31,11 +31,16 @@ struct alignas(sizeof(T) * N) Pack {
 __device__ __forceinline__ int64_t first_row() { return (int64_t)blockIdx.x * blockDim.y + threadIdx.y; }
 __device__ __forceinline__ int64_t row_step() { return (int64_t)gridDim.x * blockDim.y; }
 
+// kEveryWarp: in a block's reduction every warp reduces the warps' partials
+// itself (cheap operators); otherwise warp 0 does and broadcasts its result
+// (see row_reduce).
 struct Sum {
+  static constexpr bool kEveryWarp = true;
   template <typename A>
   __device__ __forceinline__ A operator()(A a, A b) const { return a + b; }
 };
 struct Max {
+  static constexpr bool kEveryWarp = true;
   // fmax ignores a NaN operand; callers that must propagate NaN do so later.
   __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); }
   __device__ __forceinline__ double operator()(double a, double b) const { return fmax(a, b); }
@@ -52,20 +57,33 @@ __device__ __forceinline__ A warp_reduce(A v, Op op) {
 }
 
 // Reduction over the threads sharing a row, returned to each of them.
-// `identity` pads the warps a block does not have. Every warp reduces the
-// warps' partials itself, the same butterfly on the same values (as each lane
-// of a warp per row does), rather than waiting on a third barrier for warp
-// 0's result.
+// `identity` pads the warps a block does not have. With a cheap operator
+// (Op::kEveryWarp) every warp reduces the warps' partials itself, the same
+// butterfly on the same values (as each lane of a warp per row does), rather
+// than waiting on a third barrier for warp 0's result: softmax and
+// layer_norm at 1024 x 8192 bf16 ran 1-6% faster on the H100. The online
+// softmax state's combine (two exps a step) keeps the broadcast: done by
+// every warp it cost cross_entropy 4-9% (bench/explore/rowwise-gaps/README.md).
 template <typename A, typename Op>
 __device__ __forceinline__ A row_reduce(A v, Op op, A identity) {
   v = warp_reduce(v, op);
   if (blockDim.x == 32) return v;  // a warp per row
-  __shared__ A sh[32];
+  // Slot 32 holds the broadcast result, so warp 0 never overwrites a slot it reads.
+  __shared__ A sh[33];
   const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
   __syncthreads();  // earlier readers of sh are done
   if (lane == 0) sh[wid] = v;
   __syncthreads();
-  return warp_reduce(lane < nw ? sh[lane] : identity, op);
+  if constexpr (Op::kEveryWarp) {
+    return warp_reduce(lane < nw ? sh[lane] : identity, op);
+  } else {
+    if (wid == 0) {
+      v = warp_reduce(lane < nw ? sh[lane] : identity, op);
+      if (lane == 0) sh[32] = v;
+    }
+    __syncthreads();
+    return sh[32];
+  }
 }
 
 template <typename A>
@@ -198,6 +216,7 @@ __device__ __forceinline__ MaxSum<A> shfl_xor(MaxSum<A> v, int o) {
   return {shfl_xor(v.m, o), shfl_xor(v.s, o)};
 }
 struct Combine {
+  static constexpr bool kEveryWarp = false;
   template <typename A>
   __device__ __forceinline__ MaxSum<A> operator()(MaxSum<A> a, MaxSum<A> b) const { return combine(a, b); }
 };
