@@ -33,7 +33,7 @@ struct RopeParams {
 };
 
 // One row per pass, in at most 64 registers (four blocks of 256 threads per
-// SM). Two rows per pass in 80 registers ran 6-7% slower on the H100, and
+// SM). Two rows per pass in 80 registers ran 3-7% slower on the H100, and
 // indexing the stride arrays with a runtime q-or-k held all 26 of them in
 // registers: the strides are picked by selects from a token's row bases
 // (bench/explore/rope/rope-variants-h100.txt).
