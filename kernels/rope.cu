@@ -79,13 +79,12 @@ __device__ void rope_impl(const RopeParams& p) {
       const int64_t h = is_k ? hh - hq : hh;
       const T* x = is_k ? xk + h * p.xs[1][1] : xq + h * p.xs[0][1];
       T* o = is_k ? ok + h * p.os[1][1] : oq + h * p.os[0][1];
-      const int64_t xd = N > 1 ? 1 : (is_k ? p.xs[1][3] : p.xs[0][3]);
-      const int64_t od = N > 1 ? 1 : (is_k ? p.os[1][3] : p.os[0][3]);
       P x1, x2;
       if constexpr (N > 1) {
         x1 = *reinterpret_cast<const P*>(x + j);
         x2 = *reinterpret_cast<const P*>(x + j + half);
       } else {
+        const int64_t xd = is_k ? p.xs[1][3] : p.xs[0][3];
         x1.v[0] = x[j * xd];
         x2.v[0] = x[(j + half) * xd];
       }
@@ -100,6 +99,7 @@ __device__ void rope_impl(const RopeParams& p) {
         *reinterpret_cast<P*>(o + j) = o1;
         *reinterpret_cast<P*>(o + j + half) = o2;
       } else {
+        const int64_t od = is_k ? p.os[1][3] : p.os[0][3];
         o[j * od] = o1.v[0];
         o[(j + half) * od] = o2.v[0];
       }

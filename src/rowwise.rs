@@ -55,6 +55,19 @@ pub struct ReduceKernels {
     pub regs_at_scale: bool,
 }
 
+impl ReduceKernels {
+    /// The build a plan names: the register build of `regs` packs per thread
+    /// (1, 2, or 4 where the op has it), or the general one for `None`.
+    fn build(&self, regs: Option<i64>) -> Option<&RowKernels> {
+        match regs {
+            None => Some(&self.general),
+            Some(c @ (1 | 2)) => Some(&self.regs[c as usize - 1]),
+            Some(4) => self.regs4.as_ref(),
+            Some(_) => None,
+        }
+    }
+}
+
 /// `reduce_kernels!(kernels::SOFTMAX, "softmax"[, regs_at_scale][, r4])`:
 /// `r4` for an op with the four-pack build.
 macro_rules! reduce_kernels {
@@ -288,7 +301,7 @@ impl RowLaunch {
     pub fn block_regs(kernels: &ReduceKernels, x: &TensorArg, ptrs: &[usize], rows: i64, h: i64) -> Result<RowLaunch> {
         let (dtype, device, vec, units) = row_units(x, ptrs, h)?;
         let (c, bx, blocks) = plan_block_regs(units, rows, cuda::device_info(device)?.sms as i64);
-        let kernels = c.map_or(&kernels.general, |c| &kernels.regs[c as usize - 1]);
+        let kernels = kernels.build(c).ok_or_else(|| Error::runtime(format!("myns::{}: no {c:?}-pack backward build", x.op())))?;
         Ok(RowLaunch { f: kernels.pick(dtype, vec).function(device)?, grid: blocks as u32, block: (bx as u32, 1) })
     }
 
@@ -302,12 +315,13 @@ impl RowLaunch {
             .map_err(|e| e.context(format_args!("myns::{}", x.op())))?;
         // The register builds take one row per block or warp, with no loop.
         let grid = (rows + plan.by - 1) / plan.by;
-        let (kernels, grid) = match (plan.regs, &kernels.regs4) {
-            (Some(4), Some(r4)) if grid <= i32::MAX as i64 => (r4, grid),
-            (Some(c @ (1 | 2)), _) if grid <= i32::MAX as i64 => (&kernels.regs[c as usize - 1], grid),
-            (Some(_), _) => return Err(x.error(format_args!("has {rows} rows, more than one launch takes"))),
-            (None, _) => (&kernels.general, grid.clamp(1, 1 << 20)),
+        let grid = match plan.regs {
+            Some(_) if grid > i32::MAX as i64 => return Err(x.error(format_args!("has {rows} rows, more than one launch takes"))),
+            Some(_) => grid,
+            None => grid.clamp(1, 1 << 20),
         };
+        // plan_reduce names only builds the op has.
+        let kernels = kernels.build(plan.regs).ok_or_else(|| Error::runtime(format!("myns::{}: no build for {plan:?}", x.op())))?;
         let f = kernels.pick(dtype, vec).function(device)?;
         Ok(RowLaunch { f, grid: grid as u32, block: (plan.bx as u32, plan.by as u32) })
     }
