@@ -12,7 +12,7 @@ struct GemmParams {
   const void* a;
   const void* b;
   void* c;
-  float* ws;         // split-K partials: [batch][splits][M][N] float32 (splits > 1), [N][M] when ws_nm
+  float* ws;         // split-K partials (splits > 1): [batch][splits][M][N] float32; the Hopper kernels: see `flags`
   int64_t M, N, K;
   int64_t sam, sak;  // a strides (m, k)
   int64_t sbk, sbn;  // b strides (k, n)
@@ -21,7 +21,8 @@ struct GemmParams {
   int64_t batch;
   int64_t splits;    // K is cut into `splits` ranges of `k_chunk` (a multiple of the tile's K)
   int64_t k_chunk;
-  int64_t ws_nm;     // the partials are stored [N][M] (m fastest; the register-A Hopper kernel)
+  int* flags;        // split-K on the Hopper kernels: arrivals per (tile, consumer), zeroed before the launch;
+                     // `ws` then holds each split's partial tile in the consumers' register order
   int64_t beta;      // 1: c += a @ b (each old element read and added before the one rounding); 0: c = a @ b
   int64_t tma_store; // Hopper cooperative 16-bit kernels: the output goes through shared memory, then TMA (1: tmC) or bulk copies of each row (2)
 };

@@ -15,6 +15,9 @@
 // each) and ping-pong (`mm_wgp*`: each consumer computes whole tiles, the
 // two taking turns at the tensor cores, so that one's epilogue overlaps the
 // other's main loop). Persistent: one block per SM walks the tiles.
+// Split-K (`p.splits` K ranges per tile): the last block of a tile's ranges
+// to finish adds the others' partials and stores the tile (see the
+// consumers' `p.splits > 1` step).
 // A and B (16-bit types) are each K-contiguous or MN-contiguous (`_<a><b>`,
 // a in {k, m}, b in {k, n}); wgmma reads MN-major tiles transposed. Edges:
 // TMA fills out-of-range rows and columns with zeros, the epilogue stores
@@ -78,8 +81,9 @@ template <int BN, bool PP, bool OUT16> struct Tile {
   static constexpr int C_HALF = 64 * (TMA_COLS * 2 > C_PITCH ? TMA_COLS * 2 : C_PITCH);
   static constexpr int C_BYTES = !PP && OUT16 ? 2 * C_HALF : 0;
   static constexpr int STAGES = BASE_STAGES + (!PP && !OUT16 ? 2 * C_HALF / STAGE_BYTES : 0);
-  // Full/empty barriers per stage, two turn barriers.
-  static constexpr int BAR_BYTES = (2 * STAGES + 2) * 8;
+  // Full/empty barriers per stage, two turn barriers, the consumers'
+  // split-K words (see `last_of`).
+  static constexpr int BAR_BYTES = (2 * STAGES + 3) * 8;
   static_assert(BAR_BYTES <= 512, "the barriers fit in the alignment's slack or after it");
   // As WgTile::smem in src/gemm/tiles.rs: the stages, the output region,
   // 1024 bytes to align them (128-byte swizzle), which also hold the
@@ -281,8 +285,7 @@ __device__ __forceinline__ void wgmma_wait_all(float (&d)[MH][NACC]) {
 
 // A_K / B_K: the operand is K-contiguous (else MN-contiguous; 16-bit types).
 // PP: ping-pong schedule (see the top of this file). A_REG (tf32 only,
-// cooperative): A is M-contiguous and goes through registers; the split-K
-// partials are then stored [N][M].
+// cooperative): A is M-contiguous and goes through registers.
 template <typename T>
 __device__ __forceinline__ uint32_t pack2(float x, float y) {
   auto v = Pair<T>::make(x, y);
@@ -309,6 +312,9 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   auto empty = [&](int s) { return bars + 8u * (STAGES + s); };
   // Ping-pong: consumer c may start a main loop once turn(c) completes.
   auto turn = [&](int c) { return bars + 8u * (2 * STAGES + c); };
+  // Split-K: consumer c's word saying whether its block is the last of a
+  // tile's K ranges to arrive.
+  auto last_of = [&](int c) { return reinterpret_cast<volatile int*>(smem_raw + (bars - raw) + 8u * (2 * STAGES + 2) + 4u * c); };
   auto a_stage = [&](int s) { return base + (uint32_t)s * STAGE_BYTES; };
   auto b_stage = [&](int s) { return base + (uint32_t)s * STAGE_BYTES + A_BYTES; };
 
@@ -516,6 +522,54 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
         if (lane == 0) mbar_arrive(turn(cw ^ 1));
         ++mine;
       }
+      // Split-K: the blocks of a tile's K ranges each write their float32
+      // partial (this consumer's accumulators, float4 i of thread l at
+      // 4 (128 i + l): the same registers in every block, so no bounds or
+      // layout to mind), then count themselves in; the last to arrive adds
+      // the others' partials (L2-resident) to its own, in K order so that
+      // the sum does not depend on which block that is, and stores the tile
+      // as an unsplit one is stored. No second kernel, no partials in DRAM.
+      if (p.splits > 1) {
+        if (m0 >= M) continue;  // a cluster's second tile past the last row: nothing to store
+        const uint32_t split = static_cast<uint32_t>(t.z) - static_cast<uint32_t>(t.bz) * splits;
+        const int64_t tile = (static_cast<int64_t>(t.bz) * tiles_m + m0 / BM) * tiles_n + n0 / BN;
+        constexpr int UNIT = BM * BN, V = NACC / 4;  // floats per split of a tile; float4s per m64 half
+        float* const part = p.ws + tile * splits * UNIT + (PP ? 0 : cw * (UNIT / 2)) + 4 * (tid % 128);
+        auto at = [&](uint32_t j, int i) { return reinterpret_cast<float4*>(part + static_cast<int64_t>(j) * UNIT + 512 * i); };
+#pragma unroll
+        for (int h = 0; h < MH; ++h)
+#pragma unroll
+          for (int i = 0; i < V; ++i) *at(split, h * V + i) = make_float4(d[h][4 * i], d[h][4 * i + 1], d[h][4 * i + 2], d[h][4 * i + 3]);
+        __threadfence();
+        bar_sync(1 + cw, 128);
+        if (tid % 128 == 0) *last_of(cw) = atomicAdd(p.flags + 2 * tile + (PP ? 0 : cw), 1) == static_cast<int>(splits) - 1;
+        bar_sync(1 + cw, 128);
+        // A warp vote, so that the compiler sees a uniform branch: one it
+        // must take as divergent serializes the register-A kernels' wgmmas.
+        if (!__all_sync(0xffffffffu, *last_of(cw) != 0)) continue;
+        __threadfence();
+        // The partials in K order (this block's own too, from L2), G
+        // float4s at a time: loads in flight hide L2's latency, and more of
+        // them at once would not fit in registers beside the accumulators.
+        constexpr int G = V < 8 ? V : 8;
+#pragma unroll
+        for (int h = 0; h < MH; ++h)
+#pragma unroll
+          for (int i0 = 0; i0 < V; i0 += G)
+            for (uint32_t j = 0; j < splits; ++j) {
+              float4 v[G];
+#pragma unroll
+              for (int i = 0; i < G; ++i) v[i] = __ldcg(at(j, h * V + i0 + i));
+#pragma unroll
+              for (int i = 0; i < G; ++i) {
+                float* a = &d[h][4 * (i0 + i)];
+                a[0] = j ? a[0] + v[i].x : v[i].x;
+                a[1] = j ? a[1] + v[i].y : v[i].y;
+                a[2] = j ? a[2] + v[i].z : v[i].z;
+                a[3] = j ? a[3] + v[i].w : v[i].w;
+              }
+            }
+      }
 
       // Accumulator layout (per warp: 16 rows): d[4j + {0,1}] row g, cols 8j + 2t + {0,1};
       // d[4j + {2,3}] row g + 8 (A_REG: rows pr and pr + 1).
@@ -616,37 +670,19 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
         // Stores pair rows pr and pr + 1 (adjacent along the output's unit
         // stride when it is c^T of a row-major c).
         const int64_t r = m0 + pr;
-        const bool split = p.splits > 1;
-        float* wp = p.ws + t.z * M * N;
         T* c = static_cast<T*>(p.c) + (int64_t)t.bz * p.scb;
-        const bool paired = split ? M % 2 == 0 : p.scm == 1 && p.scn % 2 == 0 && p.scb % 2 == 0;
+        const bool paired = p.scm == 1 && p.scn % 2 == 0 && p.scb % 2 == 0;
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
           const int64_t n = n0 + 8 * j + 2 * t4;
-          if (split) {
-            store2<float>(wp, n, r, d[0][4 * j], d[0][4 * j + 2], N, M, M, 1, paired);
-            store2<float>(wp, n + 1, r, d[0][4 * j + 1], d[0][4 * j + 3], N, M, M, 1, paired);
-          } else {
-            store2<T>(c, n, r, d[0][4 * j], d[0][4 * j + 2], N, M, p.scn, p.scm, paired, p.beta != 0);
-            store2<T>(c, n + 1, r, d[0][4 * j + 1], d[0][4 * j + 3], N, M, p.scn, p.scm, paired, p.beta != 0);
-          }
+          store2<T>(c, n, r, d[0][4 * j], d[0][4 * j + 2], N, M, p.scn, p.scm, paired, p.beta != 0);
+          store2<T>(c, n + 1, r, d[0][4 * j + 1], d[0][4 * j + 3], N, M, p.scn, p.scm, paired, p.beta != 0);
         }
         continue;
       }
 #pragma unroll
       for (int h = 0; h < MH; ++h) {
         const int64_t r = m0 + (PP ? h * 64 : cw * 64) + warp * 16 + g;
-        if (p.splits > 1) {
-          // Split-K: float32 partials, [batch][splits][M][N], summed by mm_splitk_reduce.
-          float* wp = p.ws + t.z * M * N;
-          const bool paired = N % 2 == 0;
-#pragma unroll
-          for (int j = 0; j < BN / 8; ++j) {
-            store2<float>(wp, r, n0 + 8 * j + 2 * t4, d[h][4 * j], d[h][4 * j + 1], M, N, N, 1, paired);
-            store2<float>(wp, r + 8, n0 + 8 * j + 2 * t4, d[h][4 * j + 2], d[h][4 * j + 3], M, N, N, 1, paired);
-          }
-          continue;
-        }
         T* c = static_cast<T*>(p.c) + (int64_t)t.bz * p.scb;
         if (p.scn == 1 && p.scm % 2 == 0 && p.scb % 2 == 0 && n0 + BN <= N) {
           // Interior columns, unit stride: paired stores, row checks only.

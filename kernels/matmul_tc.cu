@@ -257,7 +257,7 @@ __device__ __forceinline__ void splitk_reduce(const GemmParams& p) {
   const int64_t mn = p.M * p.N, total = p.batch * mn;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
     const int64_t bz = i / mn, e = i - bz * mn;
-    const int64_t r = p.ws_nm ? e % p.M : e / p.N, n = p.ws_nm ? e / p.M : e % p.N;
+    const int64_t r = e / p.N, n = e % p.N;
     const float* w = p.ws + bz * p.splits * mn + e;
     float s = 0.f;
     for (int64_t k = 0; k < p.splits; ++k) s += w[k * mn];

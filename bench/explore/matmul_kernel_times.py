@@ -63,6 +63,14 @@ SETS = {  # --set: [(kind, M, K, N, b layout)]
         ("bf16", 8192, 4096, 50257, "nk"),
         ("bf16", 8192, 4096, 50256, "nk"),
     ],
+    # M = 128 (2026-11-26, later): where a split-K call's time goes, with
+    # --variants auto,wg64/2,wg256/8 and the like.
+    "m128": [
+        ("bf16", 128, 4096, 4096, "kn"),
+        ("bf16", 128, 4096, 4096, "nk"),
+        ("bf16", 128, 14336, 4096, "kn"),
+        ("bf16", 1024, 1024, 1024, "kn"),
+    ],
 }
 
 
@@ -86,7 +94,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--calls", type=int, default=30)
     ap.add_argument("--set", choices=list(SETS), default="default")
+    ap.add_argument("--variants", default="", help="comma-separated MYNS_MATMUL_KERNEL values to time besides the automatic choice")
     args = ap.parse_args()
+    forced = [v for v in args.variants.split(",") if v]
     unaligned = args.set == "unaligned"
     for kind, m, k, n, lay in SETS[args.set]:
         torch.backends.cuda.matmul.allow_tf32 = kind == "tf32"
@@ -95,13 +105,16 @@ def main():
         impls = [("myns", lambda: myns.matmul(a, b), None), ("torch", lambda: torch.matmul(a, b), None)]
         if unaligned:
             impls.insert(1, ("myns tma_store=off", lambda: myns.matmul(a, b), "off"))
+        impls[1:1] = [(f"myns {v}", lambda: myns.matmul(a, b), None) for v in forced]
         for name, fn, store in impls:
             myns.set_override("MYNS_MATMUL_TMA_STORE", store)
+            myns.set_override("MYNS_MATMUL_KERNEL", name[5:] if name.startswith("myns ") and store is None and name[5:] in forced else None)
             per = kernel_times(fn, args.calls)
             total = sum(per.values())
             print(f"{kind} {m}x{k}x{n} {lay} {name}: kernels {total:.1f} us per call ({flop / total / 1e6:.1f} TFLOP/s)")
             for kn, t in sorted(per.items(), key=lambda kv: -kv[1]):
                 print(f"    {t:8.1f} us  {kn[:110]}")
+        myns.set_override("MYNS_MATMUL_KERNEL", None)
         del a, b
 
 

@@ -90,8 +90,9 @@ pub(crate) struct GemmParams {
     batch: i64,
     splits: i64,
     k_chunk: i64,
-    /// The split-K partials are stored `[N][M]` (nonzero; the register-A Hopper kernel).
-    ws_nm: i64,
+    /// Split-K on the Hopper kernels: one arrival counter per (tile,
+    /// consumer), zeroed before the launch (`sm90::launch`); 0 elsewhere.
+    flags: u64,
     /// 1: `c += a @ b` (every kernel's epilogue, or the split-K reduction,
     /// reads the old element and adds it before the one rounding); 0: `c = a @ b`.
     beta: i64,
@@ -124,7 +125,7 @@ impl GemmParams {
             batch: p.batch,
             splits: 1,
             k_chunk: p.k.max(1),
-            ws_nm: 0,
+            flags: 0,
             beta: 0,
             tma_store: 0,
         }

@@ -248,10 +248,10 @@ fn wg_tiles(m: i64, n: i64, batch: i64, bn: i64) -> i64 {
 /// epilogue); against the time to read the operands from memory once (small
 /// M is memory-bound: the larger of the two, plus a quarter of the smaller,
 /// as they overlap imperfectly); plus, for split K, the float32 partials
-/// written and read back and the reduction's launch. One byte of memory
-/// traffic costs about 1.2 such units on the H100 (3.7e12 multiply-adds per
-/// SM per second against 3 TB/s). Efficiencies and costs fitted to the H100
-/// sweep in bench/explore (run 1: bf16, 23 shapes; the choice is within 8%
+/// written and read back through L2 and the reduction's round trips. One
+/// byte of memory traffic costs about 1.2 such units on the H100 (3.7e12
+/// multiply-adds per SM per second against 3 TB/s). Efficiencies and costs
+/// fitted to the H100 sweep in bench/explore (run 1: bf16, 23 shapes; the choice is within 8%
 /// of the best variant there except M = 32): 128 x 256 1.0, 128 x 192 1.03
 /// with a K-major B and 1.0 with an N-major one (bench/explore/
 /// matmul_wide_pick.py, interleaved: per multiply-add 0-4% faster than 256,
@@ -274,7 +274,14 @@ fn wg_tiles(m: i64, n: i64, batch: i64, bn: i64) -> i64 {
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i64, sms: i64, elem: i64, ops: Operands) -> f64 {
     const UNITS_PER_BYTE: f64 = 1.2;
-    const LAUNCH: f64 = 3.7e6 * 4.5; // about 4.5 us: the reduction kernel's launch and tail
+    // Split K: the float32 partials go through L2 (a quarter of a DRAM
+    // byte's cost), and each range's block waits about 3 us in the
+    // reduction's round trips (write, fence, count, read; on the H100,
+    // bench/explore/matmul_kernel_times.py --set m128: 1024^3 on 128 x 64
+    // tiles 7.9 us unsplit, 14.6 in two ranges; M = 128, K = N = 4096 25.3
+    // and 22.4).
+    const L2_UNITS_PER_BYTE: f64 = 0.3;
+    const FIXUP: f64 = 3.7e6 * 3.0;
     let tiles = wg_tiles(m, n, batch, t.bn) * splits;
     let eff = match (t.bn, t.pingpong) {
         (256, _) => 1.0,
@@ -297,7 +304,7 @@ pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i6
     let memory = ((m * k + k * n) * elem + m * n * elem) as f64 * batch as f64 * UNITS_PER_BYTE;
     let mut time = compute.max(memory) + 0.25 * compute.min(memory);
     if splits > 1 {
-        time += (m * n * batch * splits * 8) as f64 * UNITS_PER_BYTE + LAUNCH;
+        time += (m * n * batch * splits * 8) as f64 * L2_UNITS_PER_BYTE + FIXUP;
     }
     time
 }
@@ -551,6 +558,10 @@ mod tests {
         assert_eq!((p.tile.bn, p.splits), (256, 1));
         // Few rows: the mma.sync kernels (or the skinny one) instead.
         assert_eq!(wg_auto(16, 4096, 4096, 1, 2, SMS, KN), None);
+        // M = 128 against a 4096 x 4096 weight: 64 tiles of 128 x 64 fill
+        // half the SMs; two K ranges each (the in-kernel reduction) fill them.
+        let p = wg_auto(128, 4096, 4096, 1, 2, SMS, KN).unwrap();
+        assert_eq!((p.tile.bn, p.splits), (64, 2));
         // Small squares: narrow tiles, so that more SMs work.
         let p = wg_auto(512, 512, 512, 1, 2, SMS, KN).unwrap();
         assert!(p.tile.bn <= 128, "{p:?}");

@@ -72,6 +72,11 @@ inline uint32_t slot_u[64][32][12];
 #define blockDim (emu::block_dim)
 #define __syncthreads() emu::syncthreads()
 template <class T> inline T __ldg(const T* p) { return *p; }
+template <class T> inline T __ldcg(const T* p) { return *p; }
+inline void __threadfence() {}
+// Warp votes on values every lane of the warp computes alike (what the kernels use them for).
+inline bool __all_sync(unsigned, bool p) { return p; }
+inline int atomicAdd(int* p, int v) { const int old = *p; *p += v; return old; }
 inline uint4 __ldg(const uint4* p) {
   if ((uintptr_t)p % 16) { fprintf(stderr, "misaligned 16-byte load %p\n", (const void*)p); abort(); }
   return *p;

@@ -78,7 +78,7 @@ template <class T> WgKern pick(int bn, bool pp, bool a_k, bool b_k) {
 
 // One product on the Hopper kernel as src/gemm/sm90.rs runs it: a K- or
 // M-contiguous, b K- or N-contiguous (rows padded to 16 bytes), `blocks`
-// persistent blocks, split-K partials summed as mm_splitk_reduce does.
+// persistent blocks, split-K partials summed by the kernel's last block of each tile.
 // store 2: the output staged in shared memory and stored by bulk copies and
 // the threads (src/gemm/sm90.rs's tma_store 2, for rows TMA cannot
 // address), at `c_off` elements past a 16-byte boundary.
@@ -99,8 +99,11 @@ void run_case(int bn, bool pp, bool a_k, bool b_k, int batch, int M, int K, int 
   // split-K as src/gemm/plan.rs split_k: whole k-tiles per split, float32 partials.
   const int kt = 128 / (int)sizeof(T), chunk = ((K + splits - 1) / splits + kt - 1) / kt * kt;
   p.splits = splits > 1 ? (K + chunk - 1) / chunk : 1; p.k_chunk = p.splits > 1 ? chunk : K;
-  std::vector<float> ws((size_t)batch * p.splits * M * N, NAN);
-  p.ws = ws.data();
+  // as src/gemm/sm90.rs split_workspace: a 128 x bn partial per tile and range, counters zeroed
+  const size_t wtiles = (size_t)batch * ((M + 127) / 128) * ((N + bn - 1) / bn);
+  std::vector<float> ws(wtiles * p.splits * 128 * bn, NAN);
+  std::vector<int> flags(2 * wtiles, 0);
+  p.ws = ws.data(); p.flags = flags.data();
   // as src/gemm/sm90.rs launch
   const int es = sizeof(T), bk = 128 / es;
   auto bstride = [&](int64_t s, uint64_t span) -> uint64_t { return batch == 1 ? ((span * es + 15) / 16) * 16 : (uint64_t)s * es; };
@@ -110,12 +113,10 @@ void run_case(int bn, bool pp, bool a_k, bool b_k, int batch, int M, int K, int 
                        : make_map(B.data(), N, K, batch, sbk * es, bstride(sbb, (uint64_t)K * sbk), 64, bk, es);
   unsigned tiles = (unsigned)(((M + 127) / 128) * ((N + bn - 1) / bn) * batch * p.splits);
   launch(kern, tiles < blocks ? tiles : blocks, 1, ta, tb, p);
-  if (p.splits > 1)  // mm_splitk_reduce
-    for (int bz = 0; bz < batch; ++bz) for (size_t e = 0; e < (size_t)M * N; ++e) {
-      float acc = 0; for (int s = 0; s < p.splits; ++s) acc += ws[((size_t)bz * p.splits + s) * M * N + e];
-      C[(size_t)bz * M * N + e] = fromf<T>(acc);
-    }
   int bad = 0;
+  // Every (tile, consumer) counted each K range once (ping-pong: one counter per tile).
+  for (size_t i = 0; p.splits > 1 && i < flags.size(); ++i)
+    if (flags[i] != (pp && i % 2 ? 0 : p.splits)) { if (bad < 3) fprintf(stderr, "  counter %zu: %d arrivals of %d\n", i, flags[i], (int)p.splits); ++bad; }
   for (int bz = 0; bz < batch; ++bz) for (int i = 0; i < M; ++i) for (int j = 0; j < N; ++j) {
     double ref = 0, mag = 0;
     for (int k = 0; k < K; ++k) { double x = tof(A[bz * sab + i * sam + k * sak]), y = tof(B[bz * sbb + k * sbk + j * sbn]); ref += x * y; mag += fabs(x * y); }
@@ -138,7 +139,7 @@ void run_case(int bn, bool pp, bool a_k, bool b_k, int batch, int M, int K, int 
 // The register-A tf32 kernel (mm_wgr*) as src/ops/matmul/sm90.rs try_tf32
 // runs it: c^T = b^T a^T with b row-major (N-contiguous) read through
 // registers, a copied K-major and rounded to nearest (here on the host),
-// split-K partials stored [N][M] and summed in that order.
+// split-K partials summed by the kernel.
 static const WgKern reg_kernels[4] = {mm_wgr256_tf32, mm_wgr192_tf32, mm_wgr128_tf32, mm_wgr64_tf32};
 void run_case_reg(int bn, int batch, int M, int K, int N, int splits = 1) {
   std::mt19937 rng(M * 7 + K * 13 + N + batch + 1); std::normal_distribution<float> nd;
@@ -153,22 +154,21 @@ void run_case_reg(int bn, int batch, int M, int K, int N, int splits = 1) {
   // Transposed problem: M' = N, N' = M; A' = b^T (m'-contiguous), B' = the copy, C' = c^T.
   GemmParams p{}; p.a = B.data(); p.b = Ar.data(); p.c = C.data(); p.M = N; p.N = M; p.K = K;
   p.sam = 1; p.sak = sbk; p.sab = sbb; p.sbk = 1; p.sbn = ld; p.sbb = (int64_t)M * ld;
-  p.scm = 1; p.scn = N; p.scb = (int64_t)M * N; p.batch = batch; p.ws_nm = 1;
+  p.scm = 1; p.scn = N; p.scb = (int64_t)M * N; p.batch = batch;
   const int kt = 32, chunk = ((K + splits - 1) / splits + kt - 1) / kt * kt;
   p.splits = splits > 1 ? (K + chunk - 1) / chunk : 1; p.k_chunk = p.splits > 1 ? chunk : K;
-  std::vector<float> ws((size_t)batch * p.splits * M * N, NAN);
-  p.ws = ws.data();
+  const size_t wtiles = (size_t)batch * ((N + 127) / 128) * ((M + bn - 1) / bn);
+  std::vector<float> ws(wtiles * p.splits * 128 * bn, NAN);
+  std::vector<int> flags(2 * wtiles, 0);
+  p.ws = ws.data(); p.flags = flags.data();
   auto bstride = [&](int64_t s, uint64_t span) -> uint64_t { return batch == 1 ? ((span * 4 + 15) / 16) * 16 : (uint64_t)s * 4; };
   CUtensorMap ta = make_map(B.data(), N, K, batch, sbk * 4, bstride(sbb, (uint64_t)K * sbk), 32, 32, 4);
   CUtensorMap tb = make_map(Ar.data(), K, M, batch, ld * 4, bstride(p.sbb, (uint64_t)M * ld), 32, bn, 4);
   unsigned tiles = (unsigned)(((N + 127) / 128) * ((M + bn - 1) / bn) * batch * p.splits);
   launch(reg_kernels[width_index(bn)], tiles < 2 ? tiles : 2, 1, ta, tb, p);
-  if (p.splits > 1)  // mm_splitk_reduce with ws_nm: partial (r, n) of C' at n * M' + r
-    for (int bz = 0; bz < batch; ++bz) for (int n = 0; n < M; ++n) for (int r = 0; r < N; ++r) {
-      float acc = 0; for (int s = 0; s < p.splits; ++s) acc += ws[((size_t)bz * p.splits + s) * M * N + (size_t)n * N + r];
-      C[(size_t)bz * M * N + (size_t)n * N + r] = acc;  // C'(r, n) = c[n][r]
-    }
   int bad = 0;
+  for (size_t i = 0; p.splits > 1 && i < flags.size(); ++i)
+    if (flags[i] != p.splits) { if (bad < 3) fprintf(stderr, "  counter %zu: %d arrivals of %d\n", i, flags[i], (int)p.splits); ++bad; }
   const double u_in = 1.0 / 2048;  // both operands rounded to nearest
   for (int bz = 0; bz < batch; ++bz) for (int i = 0; i < M; ++i) for (int j = 0; j < N; ++j) {
     double ref = 0, mag = 0;
@@ -215,6 +215,10 @@ int main(int argc, char** argv) {
   run_case<float>(256, false, true, true, 2, 70, 100, 260, utf, 1.0 / 1024, 2);
   run_case<__nv_bfloat16>(64, true, false, false, 2, 130, 300, 260, ubf, 0, 3);
   run_case<__half>(128, true, true, true, 1, 200, 330, 513, uh, 0, 4, 1);
+  // Split-K with the output staged and bulk-copied (the last block of a
+  // tile stores it as an unsplit tile is stored), three persistent blocks.
+  run_case<__nv_bfloat16>(192, false, true, true, 1, 130, 520, 2 * 192 + 13, ubf, 0, 3, 3, 2, 1);
+  run_case<__half>(64, false, false, false, 2, 70, 300, 131, uh, 0, 5, 3, 2, 0);
   // Outputs stored by bulk copies (rows TMA cannot address): odd N, so rows
   // start at every offset from a 16-byte boundary; starts off a boundary;
   // partial pieces at both ends of a row and at the right edge; batches;

@@ -187,8 +187,8 @@ LAYOUTS = ["nn", "nt", "tn", "tt", "uu", "uv", "vu", "sn", "ns"]
 HOPPER = {v for vs in VARIANTS.values() for v in vs if v.startswith(("wg", "skinny"))}
 # `<variant>+acc` (src/gemm/mod.rs `forced`): the product, then the same
 # product added through the accumulate path (gemm::run_cuda_accumulate,
-# beta = 1), so out = 2 a @ b: every kernel's accumulating epilogue and the
-# split-K reduction's.
+# beta = 1), so out = 2 a @ b: every kernel's accumulating epilogue, the
+# split-K reduction kernel's and the Hopper kernels' in-kernel split-K sum.
 ACC_VARIANTS = {
     "bf16": ["auto", "generic", "256", "128/2", "16/5", "skinny", "skinny/4", "wg", "wg128/3", "wgp64", "wgp128/2", "wg256c2", "wgp128c2/2", "wg192c2"],
     "f16": ["64", "wg64/2", "wgp128"],
