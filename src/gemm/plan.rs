@@ -275,13 +275,13 @@ fn wg_tiles(m: i64, n: i64, batch: i64, bn: i64) -> i64 {
 pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i64, sms: i64, elem: i64, ops: Operands) -> f64 {
     const UNITS_PER_BYTE: f64 = 1.2;
     // Split K: the float32 partials go through L2 (a quarter of a DRAM
-    // byte's cost), and each range's block waits about 3 us in the
-    // reduction's round trips (write, fence, count, read; on the H100,
-    // bench/explore/matmul_kernel_times.py --set m128: 1024^3 on 128 x 64
-    // tiles 7.9 us unsplit, 14.6 in two ranges; M = 128, K = N = 4096 25.3
-    // and 22.4).
+    // byte's cost), and the in-kernel reduction's round trips (write, fence,
+    // count, read) cost about 2.5 us per range. On the H100
+    // (bench/explore/matmul_kernel_times.py --set m128, 128 x 64 tiles):
+    // M = 128, K = N = 4096 25.3 us unsplit, 22.4 in two ranges, 26.0 in
+    // four; K = 14336 73.6, 55.2, 59.9; 1024^3 7.9, 14.6, 21.3.
     const L2_UNITS_PER_BYTE: f64 = 0.3;
-    const FIXUP: f64 = 3.7e6 * 3.0;
+    const FIXUP_PER_RANGE: f64 = 3.7e6 * 2.5;
     let tiles = wg_tiles(m, n, batch, t.bn) * splits;
     let eff = match (t.bn, t.pingpong) {
         (256, _) => 1.0,
@@ -304,7 +304,7 @@ pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i6
     let memory = ((m * k + k * n) * elem + m * n * elem) as f64 * batch as f64 * UNITS_PER_BYTE;
     let mut time = compute.max(memory) + 0.25 * compute.min(memory);
     if splits > 1 {
-        time += (m * n * batch * splits * 8) as f64 * L2_UNITS_PER_BYTE + FIXUP;
+        time += (m * n * batch * splits * 8) as f64 * L2_UNITS_PER_BYTE + FIXUP_PER_RANGE * splits as f64;
     }
     time
 }
@@ -323,9 +323,14 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
         return None;
     }
     let mut best: Option<(f64, WgPlan)> = None;
+    // Split K only where even the narrowest tiles leave half the SMs idle:
+    // elsewhere the model above misjudges the reduction (M = 256, K = N =
+    // 4096: 128 x 128 tiles in two ranges ran at 0.86 of cuBLAS, unsplit 128
+    // x 64 tiles at 0.97; bench/explore/matmul_variants.py --only gaps5).
+    let few = 2 * wg_tiles(m, n, batch, 64) <= sms;
     for t in WG.iter() {
         let count = wg_tiles(m, n, batch, t.bn);
-        let max_splits = if count >= sms { 1 } else { (sms / count).clamp(1, 16).min((k / 2048).max(1)) };
+        let max_splits = if count >= sms || !few { 1 } else { (sms / count).clamp(1, 16).min((k / 2048).max(1)) };
         for splits in 1..=max_splits {
             let c = wg_cost(t, m, n, k, batch, splits, sms, elem, ops);
             if best.as_ref().is_none_or(|(b, _)| c < *b * 0.999) {
@@ -562,6 +567,11 @@ mod tests {
         // half the SMs; two K ranges each (the in-kernel reduction) fill them.
         let p = wg_auto(128, 4096, 4096, 1, 2, SMS, KN).unwrap();
         assert_eq!((p.tile.bn, p.splits), (64, 2));
+        let p = wg_auto(128, 4096, 14336, 1, 2, SMS, KN).unwrap();
+        assert_eq!((p.tile.bn, p.splits), (64, 2));
+        // Twice the rows: unsplit.
+        let p = wg_auto(256, 4096, 4096, 1, 2, SMS, KN).unwrap();
+        assert_eq!((p.tile.bn, p.splits), (64, 1));
         // Small squares: narrow tiles, so that more SMs work.
         let p = wg_auto(512, 512, 512, 1, 2, SMS, KN).unwrap();
         assert!(p.tile.bn <= 128, "{p:?}");
