@@ -525,10 +525,12 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       // Split-K: the blocks of a tile's K ranges each write their float32
       // partial (this consumer's accumulators, float4 i of thread l at
       // 4 (128 i + l): the same registers in every block, so no bounds or
-      // layout to mind), then count themselves in; the last to arrive adds
-      // the others' partials (L2-resident) to its own, in K order so that
-      // the sum does not depend on which block that is, and stores the tile
-      // as an unsplit one is stored. No second kernel, no partials in DRAM.
+      // layout to mind), then count themselves in (each thread's fence, then
+      // the barrier, orders its stores before the count); the last to
+      // arrive sums every range's partial (L2-resident, its own included) in
+      // K order, so that the sum does not depend on which block that is,
+      // and stores the tile as an unsplit one is stored. No second kernel,
+      // no partials in DRAM.
       if (p.splits > 1) {
         if (m0 >= M) continue;  // a cluster's second tile past the last row: nothing to store
         const uint32_t split = static_cast<uint32_t>(t.z) - static_cast<uint32_t>(t.bz) * splits;

@@ -251,9 +251,9 @@ fn wg_tiles(m: i64, n: i64, batch: i64, bn: i64) -> i64 {
 /// written and read back through L2 and the reduction's round trips. One
 /// byte of memory traffic costs about 1.2 such units on the H100 (3.7e12
 /// multiply-adds per SM per second against 3 TB/s). Efficiencies and costs
-/// fitted to the H100 sweep in bench/explore (run 1: bf16, 23 shapes; the choice is within 8%
-/// of the best variant there except M = 32): 128 x 256 1.0, 128 x 192 1.03
-/// with a K-major B and 1.0 with an N-major one (bench/explore/
+/// fitted to the H100 sweep in bench/explore (run 1: bf16, 23 shapes; the
+/// choice is within 8% of the best variant there except M = 32): 128 x 256
+/// 1.0, 128 x 192 1.03 with a K-major B and 1.0 with an N-major one (bench/explore/
 /// matmul_wide_pick.py, interleaved: per multiply-add 0-4% faster than 256,
 /// its 4 stages against 256's 3 then; 8192^3 1.048 of cuBLAS against 1.024,
 /// LM head 2048 x 4096 x 32000 0.993 against 0.950; since the 256-wide tile
