@@ -90,8 +90,7 @@ pub(crate) struct GemmParams {
     batch: i64,
     splits: i64,
     k_chunk: i64,
-    /// Split-K on the Hopper kernels: one arrival counter per (tile,
-    /// consumer), zeroed before the launch (`sm90::launch`); 0 elsewhere.
+    /// Split K summed in the kernel: the arrival counters (`SplitSum::InPlace`).
     flags: u64,
     /// 1: `c += a @ b` (every kernel's epilogue, or the split-K reduction,
     /// reads the old element and adds it before the one rounding); 0: `c = a @ b`.
@@ -309,7 +308,7 @@ fn launch_tiles(
     stream: usize,
 ) -> Result<()> {
     let t = &tiles[idx];
-    let _ws = set_splits(q, splits, t.bk, device)?;
+    let _ws = set_splits(q, splits, t.bk, SplitSum::Kernel, device)?;
     let kernel = &table[idx][(!a_k as usize) * 2 + !b_k as usize];
     let elem = dtype.size() as i64;
     let smem = if simt { plan::simt_smem(t) } else { plan::tc_smem(t, elem, a_k, b_k) };
@@ -325,20 +324,42 @@ fn launch_tiles(
     reduce_splits(q, dtype, device, stream)
 }
 
+/// Where a split launch's K ranges are summed.
+#[derive(Clone, Copy)]
+enum SplitSum {
+    /// By `mm_splitk_reduce` after the launch (`reduce_splits`): float32
+    /// partials `[batch][splits][M][N]`.
+    Kernel,
+    /// In the kernel (the Hopper kernels: the last block of a tile adds the
+    /// ranges): a `bm` x `bn` float32 partial per tile and range, and one
+    /// arrival counter per (tile, consumer), zeroed by a fill queued on the
+    /// current stream.
+    InPlace { bm: i64, bn: i64 },
+}
+
 /// Sets `q`'s split-K fields for about `splits` ranges of K (whole k-tiles
-/// of `bk`), and for more than one allocates the float32 partials through
-/// PyTorch; the caller keeps the workspace alive until the launches are queued.
-fn set_splits(q: &mut GemmParams, splits: i64, bk: i64, device: usize) -> Result<Option<Tensor>> {
+/// of `bk`), and for more than one allocates through PyTorch what `sum`
+/// needs; the caller keeps the returned tensors alive until the launches
+/// are queued.
+fn set_splits(q: &mut GemmParams, splits: i64, bk: i64, sum: SplitSum, device: usize) -> Result<Vec<Tensor>> {
     let (splits, chunk) = plan::split_k(q.k, splits, bk);
     q.splits = splits;
     q.k_chunk = chunk;
     if splits == 1 {
-        return Ok(None);
+        return Ok(Vec::new());
     }
-    let ws = Tensor::f_empty([q.batch * splits * q.m * q.n], (tch::Kind::Float, tch::Device::Cuda(device)))
-        .map_err(|e| Error::from(e).context("split-K workspace allocation failed"))?;
+    let cuda = tch::Device::Cuda(device);
+    let failed = |e: tch::TchError| Error::from(e).context("split-K workspace allocation failed");
+    let floats = match sum {
+        SplitSum::Kernel => q.batch * splits * q.m * q.n,
+        SplitSum::InPlace { bm, bn } => q.batch * cdiv(q.m, bm) * cdiv(q.n, bn) * splits * bm * bn,
+    };
+    let ws = Tensor::f_empty([floats], (tch::Kind::Float, cuda)).map_err(failed)?;
     q.ws = ws.data_ptr() as u64;
-    Ok(Some(ws))
+    let SplitSum::InPlace { bm, bn } = sum else { return Ok(vec![ws]) };
+    let flags = Tensor::f_zeros([2 * q.batch * cdiv(q.m, bm) * cdiv(q.n, bn)], (tch::Kind::Int, cuda)).map_err(failed)?;
+    q.flags = flags.data_ptr() as u64;
+    Ok(vec![ws, flags])
 }
 
 /// Sums split-K partials into the output (nothing to do for one split).

@@ -12,14 +12,13 @@
 use super::pack::{self, Operand};
 use super::plan::{self, cdiv, operand_layout, Force, WgPlan};
 use super::tiles::{WG, WGP, WG_BM, WG_THREADS};
-use super::{GemmParams, WG_KERNELS, WGP_KERNELS};
+use super::{set_splits, GemmParams, SplitSum, WG_KERNELS, WGP_KERNELS};
 use crate::cuda::{self, DeviceInfo};
 use crate::overrides::{self, Knob};
 use crate::types::{DType, Error, Result};
 use cudarc::driver::sys;
 use std::ffi::c_void;
 use std::sync::Mutex;
-use tch::Tensor;
 
 /// Whether the device and the strides suit the kernel (compute capability
 /// 9.0 exactly: the module is sm_90a code) and its TMA copies. A is
@@ -178,7 +177,7 @@ fn max_clusters(f: sys::CUfunction, device: usize, smem: u32, cl: u32) -> Result
 pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k: bool, device: usize, stream: usize) -> Result<()> {
     let mut q = *q;
     let bk = plan::wg_bk(dtype.size() as i64);
-    let _ws = split_workspace(&mut q, plan.splits, bk, plan.tile.bn, device)?;
+    let _ws = set_splits(&mut q, plan.splits, bk, SplitSum::InPlace { bm: WG_BM, bn: plan.tile.bn }, device)?;
     // Cooperative 16-bit tiles stage a plain unit-stride output in shared
     // memory, then store it with TMA (1) where its rows are 16-byte aligned,
     // else (2) each row's aligned middle with a bulk copy and its ends with
@@ -259,27 +258,4 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
         cuda::launch(f, (grid, 1, 1), block, smem, stream, &mut params)?;
     }
     Ok(())
-}
-
-/// Sets `q`'s split-K fields for about `splits` ranges of K (whole k-tiles
-/// of `bk`) and, for more than one, allocates through PyTorch what the
-/// kernel's in-place reduction needs: float32 partials, a whole 128 x `bn`
-/// tile per range, and one arrival counter per (tile, consumer), zeroed
-/// (a fill queued on the current stream). The caller keeps both alive until
-/// the launch is queued.
-fn split_workspace(q: &mut GemmParams, splits: i64, bk: i64, bn: i64, device: usize) -> Result<Option<(Tensor, Tensor)>> {
-    let (splits, chunk) = plan::split_k(q.k, splits, bk);
-    q.splits = splits;
-    q.k_chunk = chunk;
-    if splits == 1 {
-        return Ok(None);
-    }
-    let tiles = q.batch * cdiv(q.m, WG_BM) * cdiv(q.n, bn);
-    let cuda = tch::Device::Cuda(device);
-    let ws = Tensor::f_empty([tiles * splits * WG_BM * bn], (tch::Kind::Float, cuda))
-        .map_err(|e| Error::from(e).context("split-K workspace allocation failed"))?;
-    let flags = Tensor::f_zeros([2 * tiles], (tch::Kind::Int, cuda)).map_err(|e| Error::from(e).context("split-K counter allocation failed"))?;
-    q.ws = ws.data_ptr() as u64;
-    q.flags = flags.data_ptr() as u64;
-    Ok(Some((ws, flags)))
 }

@@ -99,7 +99,7 @@ void run_case(int bn, bool pp, bool a_k, bool b_k, int batch, int M, int K, int 
   // split-K as src/gemm/plan.rs split_k: whole k-tiles per split, float32 partials.
   const int kt = 128 / (int)sizeof(T), chunk = ((K + splits - 1) / splits + kt - 1) / kt * kt;
   p.splits = splits > 1 ? (K + chunk - 1) / chunk : 1; p.k_chunk = p.splits > 1 ? chunk : K;
-  // as src/gemm/sm90.rs split_workspace: a 128 x bn partial per tile and range, counters zeroed
+  // as src/gemm/mod.rs set_splits (SplitSum::InPlace): a 128 x bn partial per tile and range, counters zeroed
   const size_t wtiles = (size_t)batch * ((M + 127) / 128) * ((N + bn - 1) / bn);
   std::vector<float> ws(wtiles * p.splits * 128 * bn, NAN);
   std::vector<int> flags(2 * wtiles, 0);
