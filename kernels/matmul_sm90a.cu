@@ -8,13 +8,16 @@
 // Built for sm_90a alone (the marker on the first line; see build.rs) and
 // loaded only on compute capability 9.0.
 //
-// Block tile 128 x BN x (128 bytes of K), BN 256, 192, 128 or 64 (src/gemm/tiles.rs,
-// through gemm_tiles.h); three warpgroups: warpgroup 0 is the producer (one
-// thread issues the TMA copies), warpgroups 1 and 2 the consumers. Two
-// schedules: cooperative (`mm_wg*`: the consumers share each tile, 64 rows
-// each) and ping-pong (`mm_wgp*`: each consumer computes whole tiles, the
-// two taking turns at the tensor cores, so that one's epilogue overlaps the
-// other's main loop). Persistent: one block per SM walks the tiles.
+// Block tile BM x BN x (128 bytes of K), BM 128 (or 64: `mm_wgh*`), BN 256,
+// 192, 128 or 64 (src/gemm/tiles.rs, through gemm_tiles.h); three
+// warpgroups: warpgroup 0 is the producer (one thread issues the TMA
+// copies), warpgroups 1 and 2 the consumers. Two schedules: cooperative
+// (`mm_wg*`: the consumers share each 128-row tile, 64 rows each) and
+// ping-pong (`mm_wgp*` on 128-row tiles, `mm_wgh*` on 64-row ones: each
+// consumer computes whole tiles, the two taking turns at the tensor cores,
+// so that one's epilogue overlaps the other's main loop). The 64-row tiles
+// are for products too small to give every SM a 128-row tile (M = 128:
+// twice the tiles, no split K). Persistent: one block per SM walks the tiles.
 // Split-K (`p.splits` K ranges per tile): the last block of a tile's ranges
 // to finish adds the others' partials and stores the tile (see the
 // consumers' `p.splits > 1` step).
@@ -50,6 +53,7 @@
 //
 //   mm_wg<BN>_<dtype>_<a><b>(tmA, tmB, tmC, GemmParams)   (tensor maps built in src/gemm/sm90.rs)
 //   mm_wgp<BN>_<dtype>_<a><b>(tmA, tmB, tmC, GemmParams)
+//   mm_wgh<BN>_<dtype>_<a><b>(tmA, tmB, tmC, GemmParams)
 //   mm_wgr<BN>_tf32(tmA, tmB, tmC, GemmParams)
 #include <cuda.h>
 
@@ -62,12 +66,14 @@ namespace sm90 {
 // A k-tile is 128 bytes of K per row (64 half or 32 float elements): one
 // 128-byte swizzle atom wide, 4 wgmma k-steps of 32 bytes. Narrower tiles
 // take more stages in about the same shared memory.
-constexpr int BM = MYNS_WG_BM, BK_BYTES = MYNS_WG_BK_BYTES, CONSUMERS = 2;
+constexpr int BK_BYTES = MYNS_WG_BK_BYTES, CONSUMERS = 2;
 constexpr int THREADS = MYNS_WG_THREADS;
 static_assert(THREADS == 128 * (CONSUMERS + 1), "one producer and two consumer warpgroups");
-// OUT16: 16-bit inputs and output (else TF32 in, float32 out).
-template <int BN, bool PP, bool OUT16> struct Tile {
-  static constexpr int BASE_STAGES = PP ? MYNS_WGP_STAGES(BN) : MYNS_WG_STAGES(BN);
+// OUT16: 16-bit inputs and output (else TF32 in, float32 out). BM: 128, or
+// 64 (ping-pong only).
+template <int BN, bool PP, bool OUT16, int BM> struct Tile {
+  static_assert(BM == MYNS_WG_BM || (PP && BM == 64), "64-row tiles are ping-pong");
+  static constexpr int BASE_STAGES = !PP ? MYNS_WG_STAGES(BN) : BM == 64 ? MYNS_WGH_STAGES(BN) : MYNS_WGP_STAGES(BN);
   static_assert(BASE_STAGES > 0, "no such tile in src/gemm/tiles.rs");
   static constexpr int A_BYTES = BM * BK_BYTES, B_BYTES = BN * BK_BYTES, STAGE_BYTES = A_BYTES + B_BYTES;
   // Cooperative 16-bit tiles stage the output in shared memory, each
@@ -285,20 +291,21 @@ __device__ __forceinline__ void wgmma_wait_all(float (&d)[MH][NACC]) {
 
 // A_K / B_K: the operand is K-contiguous (else MN-contiguous; 16-bit types).
 // PP: ping-pong schedule (see the top of this file). A_REG (tf32 only,
-// cooperative): A is M-contiguous and goes through registers.
+// cooperative): A is M-contiguous and goes through registers. BM: the
+// tile's rows, 128 or 64 (ping-pong).
 template <typename T>
 __device__ __forceinline__ uint32_t pack2(float x, float y) {
   auto v = Pair<T>::make(x, y);
   return *reinterpret_cast<uint32_t*>(&v);
 }
 
-template <typename T, bool A_K, bool B_K, int BN, bool PP, bool A_REG = false>
+template <typename T, bool A_K, bool B_K, int BN, bool PP, bool A_REG, int BM>
 __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMap* tmB, const CUtensorMap* tmC, const GemmParams& p) {
-  using L = Tile<BN, PP, sizeof(T) == 2>;
+  using L = Tile<BN, PP, sizeof(T) == 2, BM>;
   constexpr int STAGES = L::STAGES, A_BYTES = L::A_BYTES, STAGE_BYTES = L::STAGE_BYTES, NACC = BN / 2;
   constexpr int BK = BK_BYTES / sizeof(T);
-  // m64 halves of the tile one consumer computes: both in ping-pong.
-  constexpr int MH = PP ? 2 : 1;
+  // m64 halves of the tile one consumer computes: all in ping-pong.
+  constexpr int MH = PP ? BM / 64 : 1;
   static_assert(!(PP && A_REG), "the register-A kernel is cooperative");
   static_assert((A_K && B_K) || sizeof(T) == 2 || A_REG, "tf32 tiles are K-major");
   extern __shared__ __align__(1024) unsigned char smem_raw[];
@@ -784,25 +791,30 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
 
 using myns::GemmParams;
 
-#define MYNS_WG_ONE(name, T, AK, BKC, BN, PP, AREG)                                                     \
+#define MYNS_WG_ONE(name, T, AK, BKC, BN, PP, AREG, BM)                                                 \
   extern "C" __global__ void __launch_bounds__(myns::sm90::THREADS, 1)                                  \
       name(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,                \
            const __grid_constant__ CUtensorMap tmC, const GemmParams p) {                                  \
-    myns::sm90::wg_gemm<T, AK, BKC, BN, PP, AREG>(&tmA, &tmB, &tmC, p);                                \
+    myns::sm90::wg_gemm<T, AK, BKC, BN, PP, AREG, BM>(&tmA, &tmB, &tmC, p);                            \
   }
-#define MYNS_WG_LAYOUTS(kind, PP, BN, dt, T)                            \
-  MYNS_WG_ONE(mm_##kind##BN##_##dt##_kk, T, true, true, BN, PP, false)   \
-  MYNS_WG_ONE(mm_##kind##BN##_##dt##_kn, T, true, false, BN, PP, false)  \
-  MYNS_WG_ONE(mm_##kind##BN##_##dt##_mk, T, false, true, BN, PP, false)  \
-  MYNS_WG_ONE(mm_##kind##BN##_##dt##_mn, T, false, false, BN, PP, false)
-// The tiles: src/gemm/tiles.rs (WG cooperative, WGP ping-pong), through gemm_tiles.h.
-#define MYNS_WG_COOP(BN, STAGES)                                   \
-  MYNS_WG_LAYOUTS(wg, false, BN, bf16, __nv_bfloat16)              \
-  MYNS_WG_LAYOUTS(wg, false, BN, f16, __half)                      \
-  MYNS_WG_ONE(mm_wg##BN##_tf32_kk, float, true, true, BN, false, false) \
-  MYNS_WG_ONE(mm_wgr##BN##_tf32, float, false, true, BN, false, true)
-#define MYNS_WG_PINGPONG(BN, STAGES)                  \
-  MYNS_WG_LAYOUTS(wgp, true, BN, bf16, __nv_bfloat16) \
-  MYNS_WG_LAYOUTS(wgp, true, BN, f16, __half)
+#define MYNS_WG_LAYOUTS(kind, PP, BN, dt, T, BM)                            \
+  MYNS_WG_ONE(mm_##kind##BN##_##dt##_kk, T, true, true, BN, PP, false, BM)   \
+  MYNS_WG_ONE(mm_##kind##BN##_##dt##_kn, T, true, false, BN, PP, false, BM)  \
+  MYNS_WG_ONE(mm_##kind##BN##_##dt##_mk, T, false, true, BN, PP, false, BM)  \
+  MYNS_WG_ONE(mm_##kind##BN##_##dt##_mn, T, false, false, BN, PP, false, BM)
+// The tiles: src/gemm/tiles.rs (WG cooperative, WGP ping-pong, WGH
+// ping-pong on 64 rows), through gemm_tiles.h.
+#define MYNS_WG_COOP(BN, STAGES)                                                 \
+  MYNS_WG_LAYOUTS(wg, false, BN, bf16, __nv_bfloat16, MYNS_WG_BM)                \
+  MYNS_WG_LAYOUTS(wg, false, BN, f16, __half, MYNS_WG_BM)                        \
+  MYNS_WG_ONE(mm_wg##BN##_tf32_kk, float, true, true, BN, false, false, MYNS_WG_BM) \
+  MYNS_WG_ONE(mm_wgr##BN##_tf32, float, false, true, BN, false, true, MYNS_WG_BM)
+#define MYNS_WG_PINGPONG(BN, STAGES)                              \
+  MYNS_WG_LAYOUTS(wgp, true, BN, bf16, __nv_bfloat16, MYNS_WG_BM) \
+  MYNS_WG_LAYOUTS(wgp, true, BN, f16, __half, MYNS_WG_BM)
+#define MYNS_WG_HALF(BN, STAGES)                      \
+  MYNS_WG_LAYOUTS(wgh, true, BN, bf16, __nv_bfloat16, 64) \
+  MYNS_WG_LAYOUTS(wgh, true, BN, f16, __half, 64)
 MYNS_WG_TILES(MYNS_WG_COOP)
 MYNS_WGP_TILES(MYNS_WG_PINGPONG)
+MYNS_WGH_TILES(MYNS_WG_HALF)

@@ -180,6 +180,24 @@ CASES = [
     ("gaps5", "bf16", 1, 16, 4096, 4096, "kn", ["auto", "wg64/2", "wg64/4"]),
     ("gaps5", "bf16", 1, 64, 4096, 4096, "kn", ["auto", "wg64", "wg64/2", "wg64/4"]),
     ("gaps5", "bf16", 1, 256, 4096, 4096, "kn", ["auto", "wg64", "wg64/2", "wg128/2", "wg128/4"]),
+    # 2026-11-26, evening (--only half): the 64-row ping-pong tiles (`wgh`)
+    # against the 128-row tiles on the shapes that leave SMs idle.
+    ("half", "bf16", 1, 128, 4096, 4096, "kn", ["auto", "wgh64", "wgh128", "wgh64/2", "wg64/2", "wgp64/2"]),
+    ("half", "bf16", 1, 128, 4096, 4096, "nk", ["auto", "wgh64", "wgh128", "wg64/2"]),
+    ("half", "f16", 1, 128, 4096, 4096, "kn", ["auto", "wgh64", "wg64/2"]),
+    ("half", "bf16", 1, 128, 14336, 4096, "kn", ["auto", "wgh64", "wgh64/2", "wgh128/2", "wg64/2"]),
+    ("half", "bf16", 1, 128, 4096, 14336, "kn", ["auto", "wgh64", "wgh128", "wg128", "wg256"]),
+    ("half", "bf16", 1, 64, 4096, 4096, "kn", ["auto", "wgh64", "wgh64/2", "wg64/2"]),
+    ("half", "bf16", 1, 32, 4096, 4096, "kn", ["auto", "wgh64", "wgh64/2", "wg64/2"]),
+    ("half", "bf16", 1, 256, 4096, 4096, "kn", ["auto", "wgh64", "wgh128", "wg64"]),
+    ("half", "bf16", 1, 512, 512, 512, "kn", ["auto", "wgh64", "wgh128", "wgh64/2", "wg64", "wg64/2"]),
+    ("half", "bf16", 1, 1000, 1000, 1000, "kn", ["auto", "wgh64", "wgh128", "wg128", "wg64"]),
+    ("half", "bf16", 1, 1024, 1024, 1024, "kn", ["auto", "wgh64", "wgh128", "wg128", "wg64"]),
+    ("half", "bf16", 1, 2048, 2048, 2048, "kn", ["auto", "wgh128", "wg256", "wg128"]),
+    ("half", "bf16", 1, 3000, 1000, 2000, "kn", ["auto", "wgh128", "wgh64", "wg192c2"]),
+    ("half", "bf16", 32, 512, 512, 512, "kn", ["auto", "wgh128", "wgh64", "wg128"]),
+    ("half", "bf16", 256, 128, 64, 128, "kn", ["auto", "wgh128", "wgh64", "wg64"]),
+    ("half", "bf16", 1, 4096, 4096, 1024, "nk", ["auto", "wgh128", "wg256c2"]),
 ]
 
 

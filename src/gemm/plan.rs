@@ -3,7 +3,7 @@
 //! `MYNS_MATMUL_KERNEL` override, tested below; the launch code in
 //! `mod.rs`, `sm90.rs` and `skinny.rs` only carries plans out.
 
-use super::tiles::{Tile, WgTile, SKINNY_CLUSTERS, SKINNY_MAX_M, SKINNY_NW, SKINNY_WARPS, WG, WGP, WG_BM, WG_BK_BYTES};
+use super::tiles::{Tile, WgTile, SKINNY_CLUSTERS, SKINNY_MAX_M, SKINNY_NW, SKINNY_WARPS, WG, WGH, WGP, WG_BM, WG_BK_BYTES};
 
 /// Ceiling division of non-negative numbers.
 pub(crate) fn cdiv(a: i64, b: i64) -> i64 {
@@ -173,9 +173,10 @@ pub(crate) struct WgPlan {
 }
 
 /// Most blocks per cluster for `m` rows on tile `t`: pairs wherever there
-/// are two rows of tiles and the B tile splits into halves of 64-column boxes.
+/// are two rows of tiles and the B tile splits into halves of 64-column
+/// boxes (128-row tiles only: the 64-row ones are not tested in pairs).
 pub(crate) fn wg_cluster(t: &WgTile, m: i64) -> i64 {
-    if t.bn >= 128 && cdiv(m, WG_BM) >= 2 {
+    if t.bm == WG_BM && t.bn >= 128 && cdiv(m, WG_BM) >= 2 {
         2
     } else {
         1
@@ -194,7 +195,7 @@ pub(crate) fn wg_cluster(t: &WgTile, m: i64) -> i64 {
 /// with an N-major B, 1.22x with a K-major one) and with misaligned B rows
 /// (4096 x 4096 x 4088: 1.35x), and 5-10% slower on many waves (LM heads).
 fn wg_cluster_auto(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, sms: i64, ops: Operands) -> i64 {
-    let tiles = wg_tiles(m, n, batch, t.bn);
+    let tiles = wg_tiles(m, n, batch, t);
     let pairs = match t.bn {
         256 => tiles > sms || (ops.b_k && 2 * tiles > sms),
         192 => ops.misaligned || tiles <= 2 * sms,
@@ -222,23 +223,26 @@ pub(crate) fn wg_bk(elem: i64) -> i64 {
     WG_BK_BYTES / elem
 }
 
-/// The Hopper tile named `wg256`, `wgp128`, ...; `wg` / `wgp` alone: `auto`.
+/// The Hopper tile named `wg256`, `wgp128`, `wgh64`, ...; `wg` / `wgp` /
+/// `wgh` alone: `auto` if it is of that kind, else the kind's widest.
 fn wg_named(name: &str, auto: WgTile) -> Option<WgTile> {
     let (list, width) = if let Some(w) = name.strip_prefix("wgp") {
         (&WGP[..], w)
+    } else if let Some(w) = name.strip_prefix("wgh") {
+        (&WGH[..], w)
     } else {
         (&WG[..], name.strip_prefix("wg")?)
     };
     if width.is_empty() {
-        return Some(if list[0].pingpong == auto.pingpong { auto } else { list[0] });
+        return Some(if list[0].kind() == auto.kind() { auto } else { list[0] });
     }
     let bn: i64 = width.parse().ok()?;
     list.iter().copied().find(|t| t.bn == bn)
 }
 
-/// Cooperative tile count of the product on `bn`-wide tiles.
-fn wg_tiles(m: i64, n: i64, batch: i64, bn: i64) -> i64 {
-    cdiv(m, WG_BM) * cdiv(n, bn) * batch
+/// Tile count of the product on tile `t`.
+fn wg_tiles(m: i64, n: i64, batch: i64, t: &WgTile) -> i64 {
+    cdiv(m, t.bm) * cdiv(n, t.bn) * batch
 }
 
 /// Modelled time of a persistent Hopper launch on `t` with `splits` K
@@ -271,6 +275,13 @@ fn wg_tiles(m: i64, n: i64, batch: i64, bn: i64) -> i64 {
 /// on 128-wide ones, where the aligned model chose the narrower; factors
 /// 0.7 (128) and 0.49 (64) order every shape of that sweep right; 0.8 for
 /// 192 (--only wide192: 1000^3 ran 1.11x faster on 128-wide tiles).
+/// Relative efficiencies of the 64-row tiles (`wg_cost`), which the
+/// planner takes only where the 128-row ones leave SMs idle (`wg_auto`):
+/// they order the --only half sweep's choices between 64-row tiles and
+/// split K right.
+const WGH128_EFF: f64 = 0.5;
+const WGH64_EFF: f64 = 0.35;
+
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i64, sms: i64, elem: i64, ops: Operands) -> f64 {
     const UNITS_PER_BYTE: f64 = 1.2;
@@ -282,15 +293,17 @@ pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i6
     // four; K = 14336 73.6, 55.2, 59.9; 1024^3 7.9, 14.6, 21.3.
     const L2_UNITS_PER_BYTE: f64 = 0.3;
     const FIXUP_PER_RANGE: f64 = 3.7e6 * 2.5;
-    let tiles = wg_tiles(m, n, batch, t.bn) * splits;
-    let eff = match (t.bn, t.pingpong) {
-        (256, _) => 1.0,
-        (192, _) if ops.b_k => 1.03,
-        (192, _) => 1.0,
-        (128, false) => 0.80,
-        (128, true) => 0.78,
-        (_, false) => 0.55,
-        (_, true) => 0.52,
+    let tiles = wg_tiles(m, n, batch, t) * splits;
+    let eff = match (t.bm, t.bn, t.pingpong) {
+        (64, 128, _) => WGH128_EFF,
+        (64, _, _) => WGH64_EFF,
+        (_, 256, _) => 1.0,
+        (_, 192, _) if ops.b_k => 1.03,
+        (_, 192, _) => 1.0,
+        (_, 128, false) => 0.80,
+        (_, 128, true) => 0.78,
+        (_, _, false) => 0.55,
+        (_, _, true) => 0.52,
     } * match (ops.misaligned, t.bn) {
         (false, _) | (true, 256) => 1.0,
         (true, 192) => 0.8,
@@ -298,8 +311,15 @@ pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i6
         (true, _) => 0.49,
     };
     let k_per = cdiv(k, splits) as f64;
-    let fixed = if t.pingpong { 96.0 } else { 160.0 };
-    let per_tile = (WG_BM * t.bn) as f64 * (k_per + fixed) / eff;
+    // The 64-row tiles' fixed cost is fitted to their one short-K loss
+    // (--only half and the A/B after it: 512^3 at 0.90 of cuBLAS on 64 x 64
+    // tiles, 0.94 on 128 x 64).
+    let fixed = match (t.pingpong, t.bm) {
+        (true, 64) => 512.0,
+        (true, _) => 96.0,
+        _ => 160.0,
+    };
+    let per_tile = (t.bm * t.bn) as f64 * (k_per + fixed) / eff;
     let compute = cdiv(tiles, sms) as f64 * per_tile;
     let memory = ((m * k + k * n) * elem + m * n * elem) as f64 * batch as f64 * UNITS_PER_BYTE;
     let mut time = compute.max(memory) + 0.25 * compute.min(memory);
@@ -327,9 +347,19 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
     // elsewhere the model above misjudges the reduction (M = 256, K = N =
     // 4096: 128 x 128 tiles in two ranges ran at 0.86 of cuBLAS, unsplit 128
     // x 64 tiles at 0.97; bench/explore/matmul_variants.py --only gaps5).
-    let few = 2 * wg_tiles(m, n, batch, 64) <= sms;
-    for t in WG.iter() {
-        let count = wg_tiles(m, n, batch, t.bn);
+    let few = 2 * wg_tiles(m, n, batch, &WG[WG.len() - 1]) <= sms;
+    // The 64-row tiles likewise (16-bit types: they have no TF32 kernels):
+    // on more tiles their single m64 wgmma stream per SM loses to the
+    // cooperative tiles (H100, bench/explore/matmul_variants.py --only half:
+    // 2048^3 on 64 x 128 tiles 0.55 of cuBLAS, 128 x 256 0.99; M = 256, K = N
+    // = 4096 0.93 against 0.97 on 128 x 64), while where the 128-row tiles
+    // leave half the SMs idle they beat splitting K up to K = 4096 (M = 128,
+    // K = N = 4096: 0.95 against 0.82; M = 64: 0.90 against 0.76), not
+    // beyond (M = 128, K = 14336: 0.95 against 1.01 on 128 x 64 in two
+    // ranges).
+    let half = WGH.iter().filter(|_| few && elem == 2);
+    for t in WG.iter().chain(half) {
+        let count = wg_tiles(m, n, batch, t);
         let max_splits = if count >= sms || !few { 1 } else { (sms / count).clamp(1, 16).min((k / 2048).max(1)) };
         for splits in 1..=max_splits {
             let c = wg_cost(t, m, n, k, batch, splits, sms, elem, ops);
@@ -372,7 +402,7 @@ pub(crate) fn wg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64,
 /// 3000 x 1000 x 2000 ran 1.2x faster on 192-wide tiles, two full waves,
 /// than on 256-wide ones). `m`, `n` are those of the transposed problem.
 pub(crate) fn wg_reg(m: i64, n: i64, k: i64, batch: i64, sms: i64) -> WgPlan {
-    let tiles = |bn: i64| wg_tiles(m, n, batch, bn);
+    let tiles = |bn: i64| cdiv(m, WG_BM) * cdiv(n, bn) * batch;
     let splits_for = |count: i64| if 2 * count >= sms { 1 } else { (sms / count).min(k / 1024).max(1) };
     let bn = match WG.iter().rev().find(|t| t.bn >= n) {
         Some(t) if 2 * tiles(t.bn) * splits_for(tiles(t.bn)) >= sms => t.bn,
@@ -467,11 +497,11 @@ mod tests {
         for t in TC_HALF.iter().chain(SIMT.iter()) {
             assert!(h.contains(&format!("X({}, {}, {}, {}", t.name, t.bm, t.bn, t.bk)));
         }
-        for t in WG.iter().chain(WGP.iter()) {
+        for t in WG.iter().chain(WGP.iter()).chain(WGH.iter()) {
             assert!(h.contains(&format!("X({}, {})", t.bn, t.stages)));
         }
         let r = tiles::rust_kernels();
-        for name in ["mm_tc_f16_256_kk", "mm_simt_f32_16_mn", "mm_wg256_bf16_mn", "mm_wgp128_f16_mk", "mm_wgr64_tf32", "mm_skinny_bf16_ne_m2"] {
+        for name in ["mm_tc_f16_256_kk", "mm_simt_f32_16_mn", "mm_wg256_bf16_mn", "mm_wgp128_f16_mk", "mm_wgr64_tf32", "mm_wgh64_bf16_kn", "mm_skinny_bf16_ne_m2"] {
             assert!(r.contains(&format!("\"{name}\"")), "{name}");
         }
     }
@@ -564,21 +594,27 @@ mod tests {
         // Few rows: the mma.sync kernels (or the skinny one) instead.
         assert_eq!(wg_auto(16, 4096, 4096, 1, 2, SMS, KN), None);
         // M = 128 against a 4096 x 4096 weight: 64 tiles of 128 x 64 fill
-        // half the SMs; two K ranges each (the in-kernel reduction) fill them.
+        // half the SMs; 128 tiles of 64 x 64 fill them. Against a 14336 x
+        // 4096 weight two K ranges each (the in-kernel reduction) beat that.
+        // M = 64 and 32: 64-row tiles.
         let p = wg_auto(128, 4096, 4096, 1, 2, SMS, KN).unwrap();
-        assert_eq!((p.tile.bn, p.splits), (64, 2));
+        assert_eq!((p.tile, p.splits), (WGH[1], 1));
         let p = wg_auto(128, 4096, 14336, 1, 2, SMS, KN).unwrap();
-        assert_eq!((p.tile.bn, p.splits), (64, 2));
-        // Twice the rows: unsplit.
+        assert_eq!((p.tile, p.splits), (WG[3], 2));
+        for m in [32, 64] {
+            assert_eq!(wg_auto(m, 4096, 4096, 1, 2, SMS, NK).map(|p| (p.tile, p.splits)), Some((WGH[1], 1)));
+        }
+        // Twice the rows: unsplit 128 x 64; TF32 (its K-major copies) never on 64-row tiles.
         let p = wg_auto(256, 4096, 4096, 1, 2, SMS, KN).unwrap();
-        assert_eq!((p.tile.bn, p.splits), (64, 1));
-        // Small squares: narrow tiles, so that more SMs work.
+        assert_eq!((p.tile, p.splits), (WG[3], 1));
+        assert!(wg_auto(128, 4096, 4096, 1, 4, SMS, NK).is_some_and(|p| p.tile.bm == 128));
+        // Small squares: narrow tiles, so that more SMs work (128 rows: K is short).
         let p = wg_auto(512, 512, 512, 1, 2, SMS, KN).unwrap();
-        assert!(p.tile.bn <= 128, "{p:?}");
+        assert!(p.tile.bn <= 128 && p.tile.bm == 128, "{p:?}");
         // Every plan's tiles exist in the tables.
         for (m, n, k) in [(128, 4096, 4096), (128, 14336, 4096), (2048, 2048, 2048), (3000, 2000, 1000), (4096, 4088, 4096)] {
             let p = wg_auto(m, n, k, 1, 2, SMS, KN).unwrap();
-            assert!(WG.contains(&p.tile) || WGP.contains(&p.tile));
+            assert!(WG.contains(&p.tile) || WGH.contains(&p.tile));
             assert!(p.splits >= 1 && p.splits <= 16);
         }
         assert_eq!(wg_forced("wgp128", Some(2), 512, 512, 512, 1, 2, SMS, KN).map(|p| (p.tile, p.splits)), Some((WGP[0], 2)));
@@ -615,7 +651,13 @@ mod tests {
         assert_eq!(wg_forced("wg96", None, 512, 512, 512, 1, 2, SMS, KN), None);
         assert_eq!(wg_forced("128", None, 512, 512, 512, 1, 2, SMS, KN), None);
         // The tiles fit the H100's shared memory and the 64-wide MN-major boxes.
-        assert!(WG.iter().chain(WGP.iter()).all(|t| t.smem(2).max(t.smem(4)) <= 227 * 1024 && t.bn % 64 == 0));
+        assert!(WG.iter().chain(WGP.iter()).chain(WGH.iter()).all(|t| t.smem(2).max(t.smem(4)) <= 227 * 1024 && t.bn % 64 == 0));
+        // 64-row tiles: named `wgh`, ping-pong, alone (no pairs), no TF32 kernels.
+        assert_eq!(wg_forced("wgh64", Some(2), 128, 4096, 4096, 1, 2, SMS, KN).map(|p| (p.tile, p.splits, p.cluster)), Some((WGH[1], 2, 1)));
+        assert_eq!(wg_forced("wgh128c2", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(|p| (p.tile, p.cluster)), Some((WGH[0], 1)));
+        assert_eq!(wg_forced("wgh", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(|p| p.tile), Some(WGH[0]));
+        assert_eq!(wg_forced("wgh64", None, 4096, 4096, 4096, 1, 4, SMS, NK), None);
+        assert_eq!((WGH[0].kind(), WGP[0].kind(), WG[0].kind()), ("wgh", "wgp", "wg"));
         // TF32 tiles keep the stages the 16-bit ones give up for the output tile.
         assert_eq!((WG[0].stages_for(2), WG[0].stages_for(4), WG[2].stages_for(4), WGP[0].stages_for(4)), (4, 4, 6, 6));
         assert_eq!((WG[1].bn, WG[1].stages_for(2), WG[1].stages_for(4)), (192, 4, 5));

@@ -11,8 +11,8 @@
 
 use super::pack::{self, Operand};
 use super::plan::{self, cdiv, operand_layout, Force, WgPlan};
-use super::tiles::{WG, WGP, WG_BM, WG_THREADS};
-use super::{set_splits, GemmParams, SplitSum, WG_KERNELS, WGP_KERNELS};
+use super::tiles::{WG, WGH, WGP, WG_THREADS};
+use super::{set_splits, GemmParams, SplitSum, WGH_KERNELS, WGP_KERNELS, WG_KERNELS};
 use crate::cuda::{self, DeviceInfo};
 use crate::overrides::{self, Knob};
 use crate::types::{DType, Error, Result};
@@ -45,7 +45,7 @@ fn eligible(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, a_reg: bool, inf
     info.cc == (9, 0)
         && q.a.is_multiple_of(16)
         && q.b.is_multiple_of(16)
-        && WG.iter().chain(WGP.iter()).all(|t| t.smem(dtype.size() as i64) as i32 <= info.max_smem)
+        && WG.iter().chain(WGP.iter()).chain(WGH.iter()).all(|t| t.smem(dtype.size() as i64) as i32 <= info.max_smem)
         && a_ok
         && b_ok
         && (q.scn == 1 || a_reg) // the register-A epilogue takes any output strides
@@ -53,8 +53,8 @@ fn eligible(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, a_reg: bool, inf
         && small(q.n)
         && small(q.k)
         && q.batch <= i32::MAX as i64
-        // The kernel counts work items in 32 bits: room for 16 splits of the narrowest tile.
-        && cdiv(q.m, WG_BM) * cdiv(q.n, 64) * q.batch <= i32::MAX as i64 / 16
+        // The kernel counts work items in 32 bits: room for 16 splits of the smallest tile.
+        && cdiv(q.m, 64) * cdiv(q.n, 64) * q.batch <= i32::MAX as i64 / 16
 }
 
 /// How to run a 16-bit problem (a_k / b_k: the operands' orientation) on
@@ -177,7 +177,7 @@ fn max_clusters(f: sys::CUfunction, device: usize, smem: u32, cl: u32) -> Result
 pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k: bool, device: usize, stream: usize) -> Result<()> {
     let mut q = *q;
     let bk = plan::wg_bk(dtype.size() as i64);
-    let _ws = set_splits(&mut q, plan.splits, bk, SplitSum::InPlace { bm: WG_BM, bn: plan.tile.bn }, device)?;
+    let _ws = set_splits(&mut q, plan.splits, bk, SplitSum::InPlace { bm: plan.tile.bm, bn: plan.tile.bn }, device)?;
     // Cooperative 16-bit tiles stage a plain unit-stride output in shared
     // memory, then store it with TMA (1) where its rows are 16-byte aligned,
     // else (2) each row's aligned middle with a bulk copy and its ends with
@@ -207,7 +207,7 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
         // 32 M-elements (128 bytes) per box row, BK k-lines.
         tensor_map(dtype, q.a, [m, k, batch], [q.sak as u64 * es, bstride(q.sab, k * q.sak as u64)], [32, bk, 1])?
     } else if a_k {
-        tensor_map(dtype, q.a, [k, m, batch], [q.sam as u64 * es, bstride(q.sab, m * q.sam as u64)], [bk, WG_BM as u32, 1])?
+        tensor_map(dtype, q.a, [k, m, batch], [q.sam as u64 * es, bstride(q.sab, m * q.sam as u64)], [bk, plan.tile.bm as u32, 1])?
     } else {
         // 64 M-elements (128 bytes) per box row: 16-bit types only.
         tensor_map(dtype, q.a, [m, k, batch], [q.sak as u64 * es, bstride(q.sab, k * q.sak as u64)], [64, bk, 1])?
@@ -225,7 +225,11 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     } else {
         sys::CUtensorMap { opaque: tm_a.opaque } // not read
     };
-    let (list, table) = if plan.tile.pingpong { (&WGP[..], &WGP_KERNELS[..]) } else { (&WG[..], &WG_KERNELS[..]) };
+    let (list, table) = match plan.tile.kind() {
+        "wgh" => (&WGH[..], &WGH_KERNELS[..]),
+        "wgp" => (&WGP[..], &WGP_KERNELS[..]),
+        _ => (&WG[..], &WG_KERNELS[..]),
+    };
     let Some(width) = list.iter().position(|t| *t == plan.tile) else {
         return Err(Error::runtime(format!("no Hopper kernel with tile {:?}", plan.tile)));
     };
@@ -243,7 +247,7 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     // Persistent blocks (clusters), one per SM (the shared memory allows no
     // more); an item is a column of `cluster` tiles.
     let cl = plan.cluster.max(1);
-    let items = cdiv(cdiv(q.m, WG_BM), cl) * cdiv(q.n, bn) * q.batch * q.splits;
+    let items = cdiv(cdiv(q.m, plan.tile.bm), cl) * cdiv(q.n, bn) * q.batch * q.splits;
     if items > i32::MAX as i64 {
         return Err(Error::value(format!("matmul: {items} work items are more than the Hopper kernel counts (split K less)")));
     }

@@ -73,13 +73,15 @@ pub const SIMT: [Tile; 4] = [
     tile("16", 16, 128, 32, 4, 32, 3, 3, 0.3),
 ];
 
-/// A Hopper (wgmma + TMA, kernels/matmul_sm90a.cu) block tile: 128 rows by
-/// `bn`; one producer warpgroup and two consumer warpgroups.
+/// A Hopper (wgmma + TMA, kernels/matmul_sm90a.cu) block tile: `bm` rows
+/// (128, or 64 on ping-pong tiles) by `bn`; one producer warpgroup and two
+/// consumer warpgroups.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WgTile {
+    pub bm: i64,
     pub bn: i64,
     pub stages: i64,
-    /// Ping-pong: each consumer warpgroup computes whole 128 x `bn` tiles,
+    /// Ping-pong: each consumer warpgroup computes whole `bm` x `bn` tiles,
     /// the two taking turns at the tensor cores so that one's epilogue
     /// overlaps the other's main loop; otherwise (cooperative) both share
     /// every tile, 64 rows each.
@@ -91,7 +93,7 @@ pub struct WgTile {
     pub bulk_cols: i64,
 }
 
-/// Rows of a Hopper block tile.
+/// Rows of a Hopper block tile (but for the 64-row `WGH` tiles).
 pub const WG_BM: i64 = 128;
 /// Bytes of K per k-tile (one 128-byte swizzle atom).
 pub const WG_BK_BYTES: i64 = 128;
@@ -111,12 +113,26 @@ pub const WG: [WgTile; 4] = [
 ];
 /// Ping-pong tiles (`wgp128`, `wgp64`).
 pub const WGP: [WgTile; 2] = [wg(128, 6, true, 128, 128), wg(64, 8, true, 64, 64)];
+/// Ping-pong tiles of 64 rows (`wgh128`, `wgh64`: 64 x 128, 64 x 64), for
+/// products whose 128-row tiles would leave SMs idle (cuBLAS runs M = 128,
+/// K = N = 4096 on 64 x 64 tiles). Their stages are small, so there are
+/// more of them: more bytes in flight for these memory-bound products.
+pub const WGH: [WgTile; 2] = [WgTile { bm: 64, ..wg(128, 9, true, 128, 128) }, WgTile { bm: 64, ..wg(64, 14, true, 64, 64) }];
 
 const fn wg(bn: i64, stages: i64, pingpong: bool, tma_cols: i64, bulk_cols: i64) -> WgTile {
-    WgTile { bn, stages, pingpong, tma_cols, bulk_cols }
+    WgTile { bm: WG_BM, bn, stages, pingpong, tma_cols, bulk_cols }
 }
 
 impl WgTile {
+    /// The tile's schedule in kernel names and `MYNS_MATMUL_KERNEL` (`wg`,
+    /// `wgp`, `wgh`), its width following.
+    pub const fn kind(&self) -> &'static str {
+        match (self.pingpong, self.bm) {
+            (false, _) => "wg",
+            (true, WG_BM) => "wgp",
+            (true, _) => "wgh",
+        }
+    }
     /// The shared memory a cooperative 16-bit kernel stages its output in:
     /// per consumer, 64 rows of `tma_cols` columns for TMA stores, or of
     /// `bulk_cols` columns and 16 bytes more (a row whose global start is off
@@ -149,7 +165,7 @@ impl WgTile {
     /// to align them (128-byte swizzle), where the barriers also go.
     pub const fn smem(&self, elem: i64) -> u32 {
         let stages = self.stages_for(elem);
-        (stages * (WG_BM + self.bn) * WG_BK_BYTES + self.out_bytes(elem) + 1024) as u32
+        (stages * (self.bm + self.bn) * WG_BK_BYTES + self.out_bytes(elem) + 1024) as u32
     }
 }
 
@@ -178,7 +194,7 @@ pub fn header() -> String {
     h += &tc_list("MYNS_TC_HALF_TILES", &TC_HALF);
     h += &tc_list("MYNS_TC_TF32_TILES", &TC_TF32);
     h += &tc_list("MYNS_SIMT_TILES", &SIMT);
-    for (name, list) in [("MYNS_WG_TILES", &WG[..]), ("MYNS_WGP_TILES", &WGP[..])] {
+    for (name, list) in [("MYNS_WG_TILES", &WG[..]), ("MYNS_WGP_TILES", &WGP[..]), ("MYNS_WGH_TILES", &WGH[..])] {
         let rows: Vec<String> = list.iter().map(|t| format!("X({}, {})", t.bn, t.stages)).collect();
         h += &format!("#define {name}(X) {}\n", rows.join(" "));
     }
@@ -188,11 +204,12 @@ pub fn header() -> String {
     }
     h += &format!(
         "#define MYNS_WG_BM {WG_BM}\n#define MYNS_WG_BK_BYTES {WG_BK_BYTES}\n#define MYNS_WG_THREADS {WG_THREADS}\n\
-         #define MYNS_WG_STAGES(BN) ({})\n#define MYNS_WGP_STAGES(BN) ({})\n\
+         #define MYNS_WG_STAGES(BN) ({})\n#define MYNS_WGP_STAGES(BN) ({})\n#define MYNS_WGH_STAGES(BN) ({})\n\
          #define MYNS_WG_TMA_COLS(BN) ({})\n#define MYNS_WG_BULK_COLS(BN) ({})\n\
          #define MYNS_SKINNY_WARPS {SKINNY_WARPS}\n#define MYNS_SKINNY_NW {SKINNY_NW}\n",
         by_width(&WG, |t| t.stages),
         by_width(&WGP, |t| t.stages),
+        by_width(&WGH, |t| t.stages),
         by_width(&WG, |t| t.tma_cols),
         by_width(&WG, |t| t.bulk_cols)
     );
@@ -220,7 +237,7 @@ pub fn rust_kernels() -> String {
     // Hopper: per tile, bf16 and f16 in the four layouts, then tf32 (K-major) and
     // the register-A tf32 kernel (cooperative tiles only).
     let wg = |t: &WgTile| {
-        let kind = if t.pingpong { "wgp" } else { "wg" };
+        let kind = t.kind();
         let half = |dt: &str| layouts(&format!("mm_{kind}{}_{dt}", t.bn)).replace("{M}", "MATMUL_SM90A");
         let tf32 = if t.pingpong {
             "None".to_string()
@@ -233,7 +250,7 @@ pub fn rust_kernels() -> String {
         };
         format!("WgKernels {{ bf16: {}, f16: {}, tf32: {tf32} }}", half("bf16"), half("f16"))
     };
-    for (name, list) in [("WG_KERNELS", &WG[..]), ("WGP_KERNELS", &WGP[..])] {
+    for (name, list) in [("WG_KERNELS", &WG[..]), ("WGP_KERNELS", &WGP[..]), ("WGH_KERNELS", &WGH[..])] {
         let rows: Vec<String> = list.iter().map(wg).collect();
         r += &format!("static {name}: [WgKernels; {}] = [{}];\n", list.len(), rows.join(", "));
     }

@@ -67,13 +67,16 @@ static int fails = 0, cases = 0;
 static const WgKern coop[2][4][4] = {{WG_LAY(wg, 256, bf16), WG_LAY(wg, 192, bf16), WG_LAY(wg, 128, bf16), WG_LAY(wg, 64, bf16)},
                                      {WG_LAY(wg, 256, f16), WG_LAY(wg, 192, f16), WG_LAY(wg, 128, f16), WG_LAY(wg, 64, f16)}};
 static const WgKern pingpong[2][2][4] = {{WG_LAY(wgp, 128, bf16), WG_LAY(wgp, 64, bf16)}, {WG_LAY(wgp, 128, f16), WG_LAY(wgp, 64, f16)}};
+static const WgKern half_rows[2][2][4] = {{WG_LAY(wgh, 128, bf16), WG_LAY(wgh, 64, bf16)}, {WG_LAY(wgh, 128, f16), WG_LAY(wgh, 64, f16)}};
+// Schedules: cooperative, ping-pong, ping-pong on 64-row tiles (wgh).
+enum { COOP = 0, PP = 1, PPH = 2 };
 static const WgKern tf32_kk[4] = {mm_wg256_tf32_kk, mm_wg192_tf32_kk, mm_wg128_tf32_kk, mm_wg64_tf32_kk};
 static int width_index(int bn) { return bn == 256 ? 0 : bn == 192 ? 1 : bn == 128 ? 2 : 3; }
-template <class T> WgKern pick(int bn, bool pp, bool a_k, bool b_k) {
+template <class T> WgKern pick(int bn, int pp, bool a_k, bool b_k) {
   const int w = width_index(bn);
   if (std::is_same<T, float>::value) return tf32_kk[w];
   const int dt = std::is_same<T, __half>::value, lay = (!a_k) * 2 + !b_k;
-  return pp ? pingpong[dt][w - 2][lay] : coop[dt][w][lay];
+  return pp == PPH ? half_rows[dt][w - 2][lay] : pp ? pingpong[dt][w - 2][lay] : coop[dt][w][lay];
 }
 
 // One product on the Hopper kernel as src/gemm/sm90.rs runs it: a K- or
@@ -81,11 +84,13 @@ template <class T> WgKern pick(int bn, bool pp, bool a_k, bool b_k) {
 // persistent blocks, split-K partials summed by the kernel's last block of each tile.
 // store 2: the output staged in shared memory and stored by bulk copies and
 // the threads (src/gemm/sm90.rs's tma_store 2, for rows TMA cannot
-// address), at `c_off` elements past a 16-byte boundary.
+// address), at `c_off` elements past a 16-byte boundary. pp: COOP (or
+// false), PP (or true), PPH.
 template <class T>
-void run_case(int bn, bool pp, bool a_k, bool b_k, int batch, int M, int K, int N, double u_out, double u_in = 0, int splits = 1, unsigned blocks = 2,
+void run_case(int bn, int pp, bool a_k, bool b_k, int batch, int M, int K, int N, double u_out, double u_in = 0, int splits = 1, unsigned blocks = 2,
               int store = 0, int c_off = 0) {
   const WgKern kern = pick<T>(bn, pp, a_k, b_k);
+  const int bm = pp == PPH ? 64 : 128;
   std::mt19937 rng(M * 7 + K * 13 + N + batch); std::normal_distribution<float> nd;
   auto rup = [](int x) { return (x + 7) / 8 * 8; };
   int64_t sak, sam, sab, sbk, sbn, sbb;
@@ -99,19 +104,19 @@ void run_case(int bn, bool pp, bool a_k, bool b_k, int batch, int M, int K, int 
   // split-K as src/gemm/plan.rs split_k: whole k-tiles per split, float32 partials.
   const int kt = 128 / (int)sizeof(T), chunk = ((K + splits - 1) / splits + kt - 1) / kt * kt;
   p.splits = splits > 1 ? (K + chunk - 1) / chunk : 1; p.k_chunk = p.splits > 1 ? chunk : K;
-  // as src/gemm/mod.rs set_splits (SplitSum::InPlace): a 128 x bn partial per tile and range, counters zeroed
-  const size_t wtiles = (size_t)batch * ((M + 127) / 128) * ((N + bn - 1) / bn);
-  std::vector<float> ws(wtiles * p.splits * 128 * bn, NAN);
+  // as src/gemm/mod.rs set_splits (SplitSum::InPlace): a bm x bn partial per tile and range, counters zeroed
+  const size_t wtiles = (size_t)batch * ((M + bm - 1) / bm) * ((N + bn - 1) / bn);
+  std::vector<float> ws(wtiles * p.splits * bm * bn, NAN);
   std::vector<int> flags(2 * wtiles, 0);
   p.ws = ws.data(); p.flags = flags.data();
   // as src/gemm/sm90.rs launch
   const int es = sizeof(T), bk = 128 / es;
   auto bstride = [&](int64_t s, uint64_t span) -> uint64_t { return batch == 1 ? ((span * es + 15) / 16) * 16 : (uint64_t)s * es; };
-  CUtensorMap ta = a_k ? make_map(A.data(), K, M, batch, sam * es, bstride(sab, (uint64_t)M * sam), bk, 128, es)
+  CUtensorMap ta = a_k ? make_map(A.data(), K, M, batch, sam * es, bstride(sab, (uint64_t)M * sam), bk, bm, es)
                        : make_map(A.data(), M, K, batch, sak * es, bstride(sab, (uint64_t)K * sak), 64, bk, es);
   CUtensorMap tb = b_k ? make_map(B.data(), K, N, batch, sbn * es, bstride(sbb, (uint64_t)N * sbn), bk, bn, es)
                        : make_map(B.data(), N, K, batch, sbk * es, bstride(sbb, (uint64_t)K * sbk), 64, bk, es);
-  unsigned tiles = (unsigned)(((M + 127) / 128) * ((N + bn - 1) / bn) * batch * p.splits);
+  unsigned tiles = (unsigned)(((M + bm - 1) / bm) * ((N + bn - 1) / bn) * batch * p.splits);
   launch(kern, tiles < blocks ? tiles : blocks, 1, ta, tb, p);
   int bad = 0;
   // Every (tile, consumer) counted each K range once (ping-pong: one counter per tile).
@@ -131,7 +136,7 @@ void run_case(int bn, bool pp, bool a_k, bool b_k, int batch, int M, int K, int 
     }
   ++cases;
   printf("%s %s%d %c%c b%d %dx%dx%d/%d blocks %u%s: %s\n", std::is_same<T, float>::value ? "tf32" : std::is_same<T, __half>::value ? "f16" : "bf16",
-         pp ? "wgp" : "wg", bn, a_k ? 'k' : 'm', b_k ? 'k' : 'n', batch, M, K, N, (int)p.splits, blocks, store == 2 ? " bulk-stored" : "", bad ? "FAIL" : "ok");
+         pp == PPH ? "wgh" : pp ? "wgp" : "wg", bn, a_k ? 'k' : 'm', b_k ? 'k' : 'n', batch, M, K, N, (int)p.splits, blocks, store == 2 ? " bulk-stored" : "", bad ? "FAIL" : "ok");
   if (bad) ++fails;
   fflush(stdout);
 }
@@ -209,6 +214,17 @@ int main(int argc, char** argv) {
       if (big || lay == 3) run_case<__half>(bn, true, a_k, b_k, 2, 129, 70, 130, uh, 0, 1, 3);
     }
   run_case<__nv_bfloat16>(64, true, true, true, 1, 1, 1, 1, ubf);
+  // Ping-pong on 64-row tiles: every layout, both widths, several tiles per
+  // block (M = 130: three rows of tiles, the last of two rows), split K.
+  for (int bn : {128, 64})
+    for (int lay = 0; lay < 4; ++lay) {
+      const bool a_k = lay < 2, b_k = lay % 2 == 0;
+      run_case<__nv_bfloat16>(bn, PPH, a_k, b_k, 1, 130, 136, 200, ubf, 0, 1, lay % 2 ? 1 : 2);
+      if (big || lay == 2) run_case<__half>(bn, PPH, a_k, b_k, 2, 70, 70, 130, uh, 0, 1, 3);
+    }
+  run_case<__nv_bfloat16>(64, PPH, true, true, 1, 1, 1, 1, ubf);
+  run_case<__nv_bfloat16>(128, PPH, false, false, 2, 130, 300, 260, ubf, 0, 3);
+  run_case<__half>(64, PPH, true, false, 1, 64, 330, 129, uh, 0, 4, 3);
   // Split-K (persistent blocks walking splits and batches).
   run_case<__nv_bfloat16>(256, false, true, false, 2, 130, 300, 260, ubf, 0, 3);
   run_case<__half>(128, false, false, true, 1, 200, 330, 513, uh, 0, 4);
