@@ -198,6 +198,19 @@ CASES = [
     ("half", "bf16", 32, 512, 512, 512, "kn", ["auto", "wgh128", "wgh64", "wg128"]),
     ("half", "bf16", 256, 128, 64, 128, "kn", ["auto", "wgh128", "wgh64", "wg64"]),
     ("half", "bf16", 1, 4096, 4096, 1024, "nk", ["auto", "wgh128", "wg256c2"]),
+    # (--only half2) The 64-row tiles in pairs sharing B (`c2`), as cuBLAS runs M = 128
+    # (run with wg_cluster allowing them pairs; slower, so since clamped to single blocks).
+    ("half2", "bf16", 1, 128, 4096, 4096, "kn", ["auto", "wgh64c1", "wgh64c2", "wgh128c2", "wg64/2"]),
+    ("half2", "bf16", 1, 128, 4096, 4096, "nk", ["auto", "wgh64c1", "wgh64c2", "wgh128c2"]),
+    ("half2", "f16", 1, 128, 4096, 4096, "kn", ["auto", "wgh64c1", "wgh64c2"]),
+    ("half2", "bf16", 1, 128, 14336, 4096, "kn", ["auto", "wgh64c2", "wgh128c2", "wgh128c2/2", "wgh64c2/2"]),
+    ("half2", "bf16", 1, 128, 4096, 14336, "kn", ["auto", "wgh64c2", "wgh128c2"]),
+    ("half2", "bf16", 1, 256, 4096, 4096, "kn", ["auto", "wgh64c2", "wgh128c2"]),
+    ("half2", "bf16", 1, 512, 512, 512, "kn", ["auto", "wgh64c2", "wgh64c1", "wg64"]),
+    ("half2", "bf16", 1, 1000, 1000, 1000, "kn", ["auto", "wgh64c2", "wgh128c2"]),
+    ("half2", "bf16", 1, 1024, 1024, 1024, "kn", ["auto", "wgh64c2", "wgh128c2"]),
+    ("half2", "bf16", 1, 3000, 1000, 2000, "kn", ["auto", "wgh128c2"]),
+    ("half2", "bf16", 32, 512, 512, 512, "kn", ["auto", "wgh128c2", "wgh64c2"]),
 ]
 
 

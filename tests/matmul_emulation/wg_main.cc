@@ -223,6 +223,7 @@ int main(int argc, char** argv) {
       if (big || lay == 2) run_case<__half>(bn, PPH, a_k, b_k, 2, 70, 70, 130, uh, 0, 1, 3);
     }
   run_case<__nv_bfloat16>(64, PPH, true, true, 1, 1, 1, 1, ubf);
+  run_case<__half>(128, PPH, true, true, 1, 70, 40, 65, uh);  // one tile column, partly past N
   run_case<__nv_bfloat16>(128, PPH, false, false, 2, 130, 300, 260, ubf, 0, 3);
   run_case<__half>(64, PPH, true, false, 1, 64, 330, 129, uh, 0, 4, 3);
   // Split-K (persistent blocks walking splits and batches).
