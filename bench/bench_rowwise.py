@@ -11,7 +11,9 @@ and add at 2^28 float32 elements (16384 x 16384).
 Method (honest comparisons):
 
 * Every implementation gets the same inputs (several sets, rotated, so
-  that the calls of a measurement stream more data than L2 holds).
+  that the calls of a measurement stream more data than L2 holds), and
+  writes its outputs to as many rotating buffers (so that an out-of-place
+  implementation's writes reach DRAM as an in-place one's do).
 * Device time per call comes from CUDA graphs (bench/common.py
   ``graph_times``): ``N`` calls of an implementation captured in one graph
   and replayed between CUDA events, so the host's launch cost is not in
@@ -325,7 +327,9 @@ def measure_shape(op, rows, hidden, dtype, args, liger, notes, failed):
             est_us = max(3.0, nbytes / 2.5e6)  # bytes at ~2.5 TB/s, or launch-bound
             out_bytes = max(1, nbytes // 2)
             n_calls = int(max(2, min(128, 1000 / est_us, (2 << 30) // out_bytes)))
-            times = graph_times(calls, n_calls, n_rounds)
+            # Outputs rotate like the inputs (see graph_times: in-place ops
+            # write to their rotating inputs).
+            times = graph_times(calls, n_calls, n_rounds, keep=len(sets))
             rec["graph_calls"] = n_calls
         else:  # CPU smoke runs: wall time per call, interleaved the same way
             times = interleaved({k: (lambda c=c: c(0)) for k, c in calls.items()}, n_rounds, 3 if args.quick else 20, lambda: None)

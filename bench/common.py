@@ -247,11 +247,17 @@ def graph_times(
     n_rounds: int,
     reps: int = 5,
     warmup: int = 3,
+    keep: int = 1,
 ) -> dict[str, list[float]]:
     """Device microseconds per call of each implementation, per round.
 
     ``impls[name](i)`` makes call ``i`` (``i`` picks the input set, so the
     calls of one graph can rotate through inputs larger than L2 together).
+    The outputs of the last ``keep`` calls stay allocated while the next are
+    captured, so that the calls write to ``keep`` rotating buffers: with
+    one, every call of an out-of-place implementation wrote to the same
+    memory, whose lines L2 held dirty from call to call, while an in-place
+    one wrote to its rotating inputs, which had to reach DRAM.
     Each implementation is warmed up on a side stream (compilation,
     autotuning, module loading), then ``n_calls`` calls are captured into
     one CUDA graph. Each round replays every graph once untimed and then
@@ -260,6 +266,7 @@ def graph_times(
     replay launches the whole graph at once.
     """
     graphs: dict[str, torch.cuda.CUDAGraph] = {}
+    kept: dict[str, list[Any]] = {}
     for name, fn in impls.items():
         s = torch.cuda.Stream()
         s.wait_stream(torch.cuda.current_stream())
@@ -269,10 +276,11 @@ def graph_times(
         torch.cuda.current_stream().wait_stream(s)
         torch.cuda.synchronize()
         g = torch.cuda.CUDAGraph()
+        ring: list[Any] = [None] * max(1, keep)
         with torch.cuda.graph(g):
             for i in range(n_calls):
-                fn(i)
-        graphs[name] = g
+                ring[i % len(ring)] = fn(i)
+        graphs[name], kept[name] = g, ring
     torch.cuda.synchronize()
     names = list(impls)
     out: dict[str, list[float]] = {k: [] for k in names}
