@@ -205,24 +205,19 @@ int main(int argc, char** argv) {
         run_case<float>(bn, false, true, true, s[0], s[1], s[2], s[3], utf, 1.0 / 1024);
       }
     }
-  // Ping-pong: several tiles per block, so the consumers alternate (one
-  // block: every tile; two: interleaved), every layout.
-  for (int bn : {128, 64})
-    for (int lay = 0; lay < 4; ++lay) {
-      const bool a_k = lay < 2, b_k = lay % 2 == 0;
-      run_case<__nv_bfloat16>(bn, true, a_k, b_k, 1, 300, 136, 200, ubf, 0, 1, lay % 2 ? 1 : 2);
-      if (big || lay == 3) run_case<__half>(bn, true, a_k, b_k, 2, 129, 70, 130, uh, 0, 1, 3);
+  // Ping-pong, on 128- and 64-row tiles: several tiles per block, so the
+  // consumers alternate (one block: every tile; two: interleaved), every
+  // layout; 64-row tiles on M = 130 (three rows of tiles, the last of two
+  // rows); one element.
+  for (int pp : {PP, PPH})
+    for (int bn : {128, 64}) {
+      for (int lay = 0; lay < 4; ++lay) {
+        const bool a_k = lay < 2, b_k = lay % 2 == 0;
+        run_case<__nv_bfloat16>(bn, pp, a_k, b_k, 1, pp == PP ? 300 : 130, 136, 200, ubf, 0, 1, lay % 2 ? 1 : 2);
+        if (big || lay == (pp == PP ? 3 : 2)) run_case<__half>(bn, pp, a_k, b_k, 2, pp == PP ? 129 : 70, 70, 130, uh, 0, 1, 3);
+      }
+      if (bn == 64) run_case<__nv_bfloat16>(bn, pp, true, true, 1, 1, 1, 1, ubf);
     }
-  run_case<__nv_bfloat16>(64, true, true, true, 1, 1, 1, 1, ubf);
-  // Ping-pong on 64-row tiles: every layout, both widths, several tiles per
-  // block (M = 130: three rows of tiles, the last of two rows), split K.
-  for (int bn : {128, 64})
-    for (int lay = 0; lay < 4; ++lay) {
-      const bool a_k = lay < 2, b_k = lay % 2 == 0;
-      run_case<__nv_bfloat16>(bn, PPH, a_k, b_k, 1, 130, 136, 200, ubf, 0, 1, lay % 2 ? 1 : 2);
-      if (big || lay == 2) run_case<__half>(bn, PPH, a_k, b_k, 2, 70, 70, 130, uh, 0, 1, 3);
-    }
-  run_case<__nv_bfloat16>(64, PPH, true, true, 1, 1, 1, 1, ubf);
   run_case<__half>(128, PPH, true, true, 1, 70, 40, 65, uh);  // one tile column, partly past N
   run_case<__nv_bfloat16>(128, PPH, false, false, 2, 130, 300, 260, ubf, 0, 3);
   run_case<__half>(64, PPH, true, false, 1, 64, 330, 129, uh, 0, 4, 3);
