@@ -245,6 +245,13 @@ fn wg_tiles(m: i64, n: i64, batch: i64, t: &WgTile) -> i64 {
     cdiv(m, t.bm) * cdiv(n, t.bn) * batch
 }
 
+/// Relative efficiencies of the 64-row tiles (`wg_cost`), which the
+/// planner takes only where the 128-row ones leave SMs idle (`wg_auto`):
+/// they order the --only half sweep's choices between 64-row tiles and
+/// split K right.
+const WGH128_EFF: f64 = 0.5;
+const WGH64_EFF: f64 = 0.35;
+
 /// Modelled time of a persistent Hopper launch on `t` with `splits` K
 /// ranges, in multiply-adds of one SM at the tensor cores' peak: whole waves
 /// of tiles over the SMs, each tile's time its multiply-adds over the tile's
@@ -275,13 +282,6 @@ fn wg_tiles(m: i64, n: i64, batch: i64, t: &WgTile) -> i64 {
 /// on 128-wide ones, where the aligned model chose the narrower; factors
 /// 0.7 (128) and 0.49 (64) order every shape of that sweep right; 0.8 for
 /// 192 (--only wide192: 1000^3 ran 1.11x faster on 128-wide tiles).
-/// Relative efficiencies of the 64-row tiles (`wg_cost`), which the
-/// planner takes only where the 128-row ones leave SMs idle (`wg_auto`):
-/// they order the --only half sweep's choices between 64-row tiles and
-/// split K right.
-const WGH128_EFF: f64 = 0.5;
-const WGH64_EFF: f64 = 0.35;
-
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i64, sms: i64, elem: i64, ops: Operands) -> f64 {
     const UNITS_PER_BYTE: f64 = 1.2;
