@@ -280,7 +280,7 @@ def graph_times(
         with torch.cuda.graph(g):
             for i in range(n_calls):
                 ring[i % len(ring)] = fn(i)
-        graphs[name], kept[name] = g, ring
+        graphs[name], kept[name] = g, ring  # the last outputs, alive until the replays are done
     torch.cuda.synchronize()
     names = list(impls)
     out: dict[str, list[float]] = {k: [] for k in names}

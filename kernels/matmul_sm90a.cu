@@ -72,8 +72,8 @@ static_assert(THREADS == 128 * (CONSUMERS + 1), "one producer and two consumer w
 // OUT16: 16-bit inputs and output (else TF32 in, float32 out). BM: 128, or
 // 64 (ping-pong only).
 template <int BN, bool PP, bool OUT16, int BM> struct Tile {
-  static_assert(BM == MYNS_WG_BM || (PP && BM == 64), "64-row tiles are ping-pong");
-  static constexpr int BASE_STAGES = !PP ? MYNS_WG_STAGES(BN) : BM == 64 ? MYNS_WGH_STAGES(BN) : MYNS_WGP_STAGES(BN);
+  static_assert(BM == MYNS_WG_BM || (PP && BM == MYNS_WGH_BM), "64-row tiles are ping-pong");
+  static constexpr int BASE_STAGES = !PP ? MYNS_WG_STAGES(BN) : BM == MYNS_WGH_BM ? MYNS_WGH_STAGES(BN) : MYNS_WGP_STAGES(BN);
   static_assert(BASE_STAGES > 0, "no such tile in src/gemm/tiles.rs");
   static constexpr int A_BYTES = BM * BK_BYTES, B_BYTES = BN * BK_BYTES, STAGE_BYTES = A_BYTES + B_BYTES;
   // Cooperative 16-bit tiles stage the output in shared memory, each
@@ -812,9 +812,9 @@ using myns::GemmParams;
 #define MYNS_WG_PINGPONG(BN, STAGES)                              \
   MYNS_WG_LAYOUTS(wgp, true, BN, bf16, __nv_bfloat16, MYNS_WG_BM) \
   MYNS_WG_LAYOUTS(wgp, true, BN, f16, __half, MYNS_WG_BM)
-#define MYNS_WG_HALF(BN, STAGES)                      \
-  MYNS_WG_LAYOUTS(wgh, true, BN, bf16, __nv_bfloat16, 64) \
-  MYNS_WG_LAYOUTS(wgh, true, BN, f16, __half, 64)
+#define MYNS_WG_HALF(BN, STAGES)                                   \
+  MYNS_WG_LAYOUTS(wgh, true, BN, bf16, __nv_bfloat16, MYNS_WGH_BM) \
+  MYNS_WG_LAYOUTS(wgh, true, BN, f16, __half, MYNS_WGH_BM)
 MYNS_WG_TILES(MYNS_WG_COOP)
 MYNS_WGP_TILES(MYNS_WG_PINGPONG)
 MYNS_WGH_TILES(MYNS_WG_HALF)

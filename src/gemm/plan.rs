@@ -3,7 +3,7 @@
 //! `MYNS_MATMUL_KERNEL` override, tested below; the launch code in
 //! `mod.rs`, `sm90.rs` and `skinny.rs` only carries plans out.
 
-use super::tiles::{Tile, WgTile, SKINNY_CLUSTERS, SKINNY_MAX_M, SKINNY_NW, SKINNY_WARPS, WG, WGH, WGP, WG_BM, WG_BK_BYTES};
+use super::tiles::{Tile, WgTile, SKINNY_CLUSTERS, SKINNY_MAX_M, SKINNY_NW, SKINNY_WARPS, WG, WGH, WGH_BM, WGP, WG_BM, WG_BK_BYTES};
 
 /// Ceiling division of non-negative numbers.
 pub(crate) fn cdiv(a: i64, b: i64) -> i64 {
@@ -295,8 +295,8 @@ pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i6
     const FIXUP_PER_RANGE: f64 = 3.7e6 * 2.5;
     let tiles = wg_tiles(m, n, batch, t) * splits;
     let eff = match (t.bm, t.bn, t.pingpong) {
-        (64, 128, _) => WGH128_EFF,
-        (64, _, _) => WGH64_EFF,
+        (WGH_BM, 128, _) => WGH128_EFF,
+        (WGH_BM, _, _) => WGH64_EFF,
         (_, 256, _) => 1.0,
         (_, 192, _) if ops.b_k => 1.03,
         (_, 192, _) => 1.0,
@@ -315,7 +315,7 @@ pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i6
     // (--only half and the A/B after it: 512^3 at 0.90 of cuBLAS on 64 x 64
     // tiles, 0.94 on 128 x 64).
     let fixed = match (t.pingpong, t.bm) {
-        (true, 64) => 512.0,
+        (true, WGH_BM) => 512.0,
         (true, _) => 96.0,
         _ => 160.0,
     };

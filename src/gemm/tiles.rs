@@ -117,7 +117,9 @@ pub const WGP: [WgTile; 2] = [wg(128, 6, true, 128, 128), wg(64, 8, true, 64, 64
 /// products whose 128-row tiles would leave SMs idle (cuBLAS runs M = 128,
 /// K = N = 4096 on 64 x 64 tiles). Their stages are small, so there are
 /// more of them: more bytes in flight for these memory-bound products.
-pub const WGH: [WgTile; 2] = [WgTile { bm: 64, ..wg(128, 9, true, 128, 128) }, WgTile { bm: 64, ..wg(64, 14, true, 64, 64) }];
+pub const WGH: [WgTile; 2] = [WgTile { bm: WGH_BM, ..wg(128, 9, true, 128, 128) }, WgTile { bm: WGH_BM, ..wg(64, 14, true, 64, 64) }];
+/// Rows of the `WGH` tiles.
+pub const WGH_BM: i64 = 64;
 
 const fn wg(bn: i64, stages: i64, pingpong: bool, tma_cols: i64, bulk_cols: i64) -> WgTile {
     WgTile { bm: WG_BM, bn, stages, pingpong, tma_cols, bulk_cols }
@@ -203,7 +205,7 @@ pub fn header() -> String {
         list.iter().fold(String::from("-1"), |acc, t| format!("BN == {} ? {} : ({acc})", t.bn, f(t)))
     }
     h += &format!(
-        "#define MYNS_WG_BM {WG_BM}\n#define MYNS_WG_BK_BYTES {WG_BK_BYTES}\n#define MYNS_WG_THREADS {WG_THREADS}\n\
+        "#define MYNS_WG_BM {WG_BM}\n#define MYNS_WGH_BM {WGH_BM}\n#define MYNS_WG_BK_BYTES {WG_BK_BYTES}\n#define MYNS_WG_THREADS {WG_THREADS}\n\
          #define MYNS_WG_STAGES(BN) ({})\n#define MYNS_WGP_STAGES(BN) ({})\n#define MYNS_WGH_STAGES(BN) ({})\n\
          #define MYNS_WG_TMA_COLS(BN) ({})\n#define MYNS_WG_BULK_COLS(BN) ({})\n\
          #define MYNS_SKINNY_WARPS {SKINNY_WARPS}\n#define MYNS_SKINNY_NW {SKINNY_NW}\n",
