@@ -5,7 +5,8 @@ Classes (each row: MxKxN, or BxMxKxN for bmm):
 - llm: Llama / Mistral projections with 4096 or 8192 tokens (q/o 4096x4096,
   k/v 4096x1024, gate/up 4096x14336, down 14336x4096), bf16 and f16;
 - decode: M = 1, 16, 128 against 4096x4096, 4096x14336 and 14336x4096
-  weights (row-major, [K, N]), with the weights' GB/s;
+  weights (row-major, [K, N]), with the weights' GB/s; TF32 and float32
+  (TF32 off) against 4096x4096;
 - lm_head: x @ W^T with nn.Linear's weight layout, vocab 32000, 32001,
   50257, 128256, for 2048 tokens and for one (decode);
 - unaligned: K or N off by one (4096x4096x4095, 4096x4095x4096,
@@ -78,8 +79,9 @@ def problems(quick: bool):
                 continue
             P.append(("decode", "bf16", 1, m, k, n, "kn"))
     if not quick:
-        for m in [1, 16, 128]:
-            P.append(("decode", "tf32", 1, m, 4096, 4096, "kn"))
+        for kind in ["tf32", "f32"]:
+            for m in [1, 16, 128]:
+                P.append(("decode", kind, 1, m, 4096, 4096, "kn"))
     for v in [32000, 32001] + ([] if quick else [50257, 128256]):
         P.append(("lm_head", "bf16", 1, 2048, 4096, v, "nk"))
     for v in [] if quick else [32000, 32001, 128256]:

@@ -12,9 +12,11 @@
 // Block: 8 warps on one strip of 64 columns n, splitting the block's K range
 // among them; the blocks of a thread-block cluster (1 to 8, along grid y)
 // split K further and reduce through distributed shared memory, so the whole
-// product is one launch with no workspace.
+// product is one launch with no workspace. float32 uses the same blocks,
+// loads and reduction with FFMA instead of mma (`skinny_f32`).
 //
-//   mm_skinny_<dt>_<w><v>_m<mt>(SkinnyParams)   w: k (w[n][k]) | n (w[k][n]);
+//   mm_skinny_<dt>_<w><v>_m<mt>(SkinnyParams)   dt: f16 | bf16 | f32;
+//                                               w: k (w[n][k]) | n (w[k][n]);
 //                                               v: v (16-byte aligned rows) | e (element loads);
 //                                               mt: 1 (M <= 8) | 2 (M <= 16)
 #include "matmul_common.cuh"
@@ -74,6 +76,49 @@ __device__ __forceinline__ uint4 load_elems(const T* p, int n, int64_t stride) {
   for (int i = 0; i < 8; ++i) e[i] = i < n ? __ldg(reinterpret_cast<const unsigned short*>(p + i * stride)) : 0;
   return make_uint4(e[0] | (uint32_t)e[1] << 16, e[2] | (uint32_t)e[3] << 16, e[4] | (uint32_t)e[5] << 16,
                     e[6] | (uint32_t)e[7] << 16);
+}
+
+// Every warp's partial sums of the strip at n0 (batch z) are in `red`
+// ([WARPS][MT * 8][NW]): sums them over the warps, then over the blocks of
+// the cluster (each block storing its share), and stores them.
+template <typename T, int MT>
+__device__ __forceinline__ void finish(const SkinnyParams& p, int64_t z, int64_t n0, uint32_t rank, uint32_t ranks) {
+  float* red = shared_base();
+  const int tid = threadIdx.x;
+  const int64_t M = p.M, N = p.N;
+  __syncthreads();
+  constexpr int OUTS = MT * 8 * NW;
+  for (int o = tid; o < OUTS; o += THREADS) {
+    float s = 0.f;
+#pragma unroll
+    for (int v = 0; v < WARPS; ++v) s += red[v * OUTS + o];
+    red[o] = s;
+  }
+  T* c = static_cast<T*>(p.c) + z * p.scb;
+  if (ranks == 1) {
+    for (int o = tid; o < OUTS; o += THREADS) {
+      const int64_t m = o / NW, n = n0 + o % NW;
+      if (m < M && n < N) {
+        T* q = c + m * p.scm + n * p.scn;
+        *q = from_acc<T>(p.beta ? red[o] + to_acc(*q) : red[o]);
+      }
+    }
+    __syncthreads();  // red is reused by the next batch
+  } else {
+    cluster_sync();
+    // Block `rank` sums and stores its share of the strip's outputs.
+    const int per = OUTS / static_cast<int>(ranks);
+    for (int o = static_cast<int>(rank) * per + tid; o < static_cast<int>(rank + 1) * per; o += THREADS) {
+      float s = 0.f;
+      for (uint32_t q = 0; q < ranks; ++q) s += ld_cluster(red + o, q);
+      const int64_t m = o / NW, n = n0 + o % NW;
+      if (m < M && n < N) {
+        T* q = c + m * p.scm + n * p.scn;
+        *q = from_acc<T>(p.beta ? s + to_acc(*q) : s);
+      }
+    }
+    cluster_sync();  // no block reuses or leaves its shared memory while others read it
+  }
 }
 
 // W_K: weights K-major (w[n][k]); VEC: 16-byte loads of them (else element
@@ -204,39 +249,125 @@ __device__ __forceinline__ void skinny_gemm(const SkinnyParams& p) {
           const int n = W_K ? 16 * f + 8 * (e >> 1) + g : 8 * g + 2 * f + (e >> 1);
           mine[m * NW + n] = acc[f][mt][e];
         }
-    __syncthreads();
-    constexpr int OUTS = MT * 8 * NW;
-    for (int o = tid; o < OUTS; o += THREADS) {
-      float s = 0.f;
+    finish<T, MT>(p, z, n0, rank, ranks);
+  }
+}
+
+// `n` (0..4) floats from `p` (element stride `stride`) as a 16-byte value, zeros after them.
+__device__ __forceinline__ uint4 load_floats(const float* p, int n, int64_t stride) {
+  uint32_t e[4];
 #pragma unroll
-      for (int v = 0; v < WARPS; ++v) s += red[v * OUTS + o];
-      red[o] = s;
-    }
-    T* c = static_cast<T*>(p.c) + z * p.scb;
-    if (ranks == 1) {
-      for (int o = tid; o < OUTS; o += THREADS) {
-        const int64_t m = o / NW, n = n0 + o % NW;
-        if (m < M && n < N) {
-          T* q = c + m * p.scm + n * p.scn;
-          *q = from_acc<T>(p.beta ? red[o] + to_acc(*q) : red[o]);
+  for (int i = 0; i < 4; ++i) e[i] = i < n ? __float_as_uint(__ldg(p + i * stride)) : 0u;
+  return make_uint4(e[0], e[1], e[2], e[3]);
+}
+__device__ __forceinline__ float fword(const uint4& v, int i) { return __uint_as_float(word(v, i)); }
+
+// float32 (whether or not TF32 is allowed: exact float32 costs nothing
+// here, the time is the weights'): FFMA on CUDA cores, the weights streamed
+// with 16-byte loads as above. A thread-step covers CT columns by 4 k; a
+// warp's lanes are LN along n by LK along k, summed across the LK lanes at
+// the end. K-major weights: CT rows of 16 bytes each, lanes along k fastest
+// (coalesced along rows); N-major: 4 k-rows of 4 columns, lanes along n
+// fastest. The accumulators (CT x 8 MT) stay at 64 or fewer.
+// x: a warp-step needs R x KSTEP floats, at most one 16-byte piece per
+// lane, loaded with the weights (so the two latencies overlap; loading each
+// row's x where it is used left M = 16 at 0.35 TB/s on the H100) and passed
+// on through the warp's own slice of `red`, unused until `finish`.
+template <bool W_K, bool VEC, int MT>
+__device__ __forceinline__ void skinny_f32(const SkinnyParams& p) {
+  constexpr int R = 8 * MT, CT = W_K && MT == 1 ? 8 : 4, LN = NW / CT, LK = 32 / LN, KSTEP = 4 * LK;
+  constexpr int LOADS = W_K ? CT : 4, U = 16 / LOADS;  // 16 weight loads in flight per thread
+  constexpr int XP = R * LK;                            // 16-byte pieces of x per warp-step
+  static_assert(LN * CT == NW && LN * LK == 32 && XP <= 32, "lanes cover the strip and x");
+  static_assert(U * XP * 4 <= R * NW, "x staging fits the warp's slice of red");
+  float* red = shared_base();
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int ln = W_K ? lane / LK : lane % LN, lk = W_K ? lane % LK : lane / LN;
+  const int xr = lane / LK, xk = lane % LK;  // the piece of x this lane loads: row, k group
+  const int64_t M = p.M, N = p.N, K = p.K, n0 = blockIdx.x * (int64_t)NW;
+  const uint32_t rank = cluster_rank(), ranks = cluster_size();
+  const int64_t kb = rank * p.k_chunk, ke = min(K, kb + p.k_chunk);
+  const int64_t steps = ke > kb ? (ke - kb + KSTEP - 1) / KSTEP : 0;
+  float* mine = red + warp * (R * NW);
+  uint4* xs = reinterpret_cast<uint4*>(mine);  // [U][R][LK]
+
+  for (int64_t z = blockIdx.z; z < p.batch; z += gridDim.z) {
+    const float* x = static_cast<const float*>(p.x) + z * p.sxb;
+    const float* w = static_cast<const float*>(p.w) + z * p.swb;
+    float acc[CT][R];
+#pragma unroll
+    for (int c = 0; c < CT; ++c)
+#pragma unroll
+      for (int r = 0; r < R; ++r) acc[c][r] = 0.f;
+
+    for (int64_t s0 = warp; s0 < steps; s0 += WARPS * U) {
+      uint4 wv[U][LOADS], xv[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int64_t k0 = kb + (s0 + u * WARPS) * KSTEP, kc = k0 + 4 * lk;
+        const bool live = s0 + u * WARPS < steps;
+        const int nk = live ? static_cast<int>(max((int64_t)0, min(ke - kc, (int64_t)4))) : 0;
+        if constexpr (W_K) {
+          // Load c: row n0 + c LN + ln, k kc .. kc + 3.
+#pragma unroll
+          for (int c = 0; c < CT; ++c) {
+            const int64_t n = n0 + c * LN + ln;
+            const float* src = w + n * p.sw + kc;
+            if (VEC && nk == 4 && n < N) wv[u][c] = ld_stream(src);
+            else wv[u][c] = n < N ? load_floats(src, nk, 1) : make_uint4(0, 0, 0, 0);
+          }
+        } else {
+          // Load j: k-row kc + j, columns n0 + 4 ln .. + 3.
+          const int64_t nc = n0 + 4 * ln;
+          const int nn = static_cast<int>(max((int64_t)0, min(N - nc, (int64_t)4)));
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const float* src = w + (kc + j) * p.sw + nc;
+            if (j >= nk) wv[u][j] = make_uint4(0, 0, 0, 0);
+            else if (VEC && nn == 4) wv[u][j] = ld_stream(src);
+            else wv[u][j] = load_floats(src, nn, 1);
+          }
         }
+        const int64_t xc = k0 + 4 * xk;
+        const int nx = live ? static_cast<int>(max((int64_t)0, min(ke - xc, (int64_t)4))) : 0;
+        const float* src = x + xr * p.sxm + xc;
+        xv[u] = lane >= XP || xr >= M ? make_uint4(0, 0, 0, 0)
+                : nx == 4             ? __ldg(reinterpret_cast<const uint4*>(src))
+                                      : load_floats(src, nx, 1);
       }
-      __syncthreads();  // red is reused by the next batch
-    } else {
-      cluster_sync();
-      // Block `rank` sums and stores its share of the strip's outputs.
-      const int per = OUTS / static_cast<int>(ranks);
-      for (int o = static_cast<int>(rank) * per + tid; o < static_cast<int>(rank + 1) * per; o += THREADS) {
-        float s = 0.f;
-        for (uint32_t q = 0; q < ranks; ++q) s += ld_cluster(red + o, q);
-        const int64_t m = o / NW, n = n0 + o % NW;
-        if (m < M && n < N) {
-          T* q = c + m * p.scm + n * p.scn;
-          *q = from_acc<T>(p.beta ? s + to_acc(*q) : s);
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (lane < XP) xs[u * XP + lane] = xv[u];
+      __syncwarp();
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          if (MT == 1 && r >= M) break;  // uniform: M = 1 spends an eighth of the FFMAs of 8 rows (on 16-row blocks the check cost more than it saved)
+          const uint4 xr4 = xs[u * XP + r * LK + lk];
+#pragma unroll
+          for (int j = 0; j < 4; ++j)
+#pragma unroll
+            for (int c = 0; c < CT; ++c)
+              acc[c][r] = fmaf(W_K ? fword(wv[u][c], j) : fword(wv[u][j], c), fword(xr4, j), acc[c][r]);
         }
-      }
-      cluster_sync();  // no block reuses or leaves its shared memory while others read it
+      __syncwarp();  // every lane has read this step's x before the next is stored
     }
+
+    // Sum across the LK lanes of each column group; lane lk = 0 holds the warp's partials.
+#pragma unroll
+    for (int o = W_K ? 1 : LN; o < (W_K ? LK : 32); o *= 2)
+#pragma unroll
+      for (int c = 0; c < CT; ++c)
+#pragma unroll
+        for (int r = 0; r < R; ++r) acc[c][r] += __shfl_xor_sync(0xffffffffu, acc[c][r], o);
+    if (lk == 0) {
+#pragma unroll
+      for (int c = 0; c < CT; ++c)
+#pragma unroll
+        for (int r = 0; r < R; ++r) mine[r * NW + (W_K ? c * LN + ln : 4 * ln + c)] = acc[c][r];
+    }
+    finish<float, MT>(p, z, n0, rank, ranks);
   }
 }
 
@@ -258,3 +389,14 @@ using myns::skinny::SkinnyParams;
   MYNS_SKINNY_MT(dt, T, n, false, e, false)
 MYNS_SKINNY(f16, __half)
 MYNS_SKINNY(bf16, __nv_bfloat16)
+
+#define MYNS_SKINNY_F32_ONE(w, WK, v, VEC, MT)                                                       \
+  extern "C" __global__ void __launch_bounds__(myns::skinny::THREADS, 1) mm_skinny_f32_##w##v##_m##MT( \
+      const SkinnyParams p) {                                                                          \
+    myns::skinny::skinny_f32<WK, VEC, MT>(p);                                                         \
+  }
+#define MYNS_SKINNY_F32(w, WK, v, VEC) MYNS_SKINNY_F32_ONE(w, WK, v, VEC, 1) MYNS_SKINNY_F32_ONE(w, WK, v, VEC, 2)
+MYNS_SKINNY_F32(k, true, v, true)
+MYNS_SKINNY_F32(k, true, e, false)
+MYNS_SKINNY_F32(n, false, v, true)
+MYNS_SKINNY_F32(n, false, e, false)

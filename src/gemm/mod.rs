@@ -1,8 +1,8 @@
 //! The GEMM engine behind `matmul`, `bmm` (and any op that multiplies
 //! matrices on CUDA): a batched, strided product described by [`Problem`],
 //! run by [`run_cuda`] on one of this project's kernels:
-//! - float16/bfloat16 with at most 16 rows (or columns, computed as c^T =
-//!   b^T a^T), compute capability 9.0 and newer: the skinny kernel
+//! - float16/bfloat16/float32 with at most 16 rows (or columns, computed as
+//!   c^T = b^T a^T), compute capability 9.0 and newer: the skinny kernel
 //!   (kernels/gemm_skinny.cu: the weights streamed once, K split across a
 //!   thread-block cluster);
 //! - float16/bfloat16 on compute capability 9.0: the wgmma + TMA kernels
@@ -227,7 +227,9 @@ fn run(p: &Problem, dtype: DType, tf32: bool, accumulate: bool, force: &Force, d
         q = q.transposed();
     }
     let half = matches!(dtype, DType::F16 | DType::BF16);
-    if half && info.cc.0 >= 9 && (forced_skinny || matches!(force, Force::Auto { hopper: true })) {
+    // float32 too, TF32 allowed or not: the skinny kernel computes it exactly
+    // (FFMA) at the weights' streaming rate.
+    if (half || dtype == DType::F32) && info.cc.0 >= 9 && (forced_skinny || matches!(force, Force::Auto { hopper: true })) {
         let ranks = match &force {
             Force::Tile(_, r) => *r,
             _ => None,

@@ -1,5 +1,5 @@
 //! The skinny kernel (kernels/gemm_skinny.cu, compute capability 9.0 and
-//! newer): float16/bfloat16 products with at most 16 rows, the weights
+//! newer): float16/bfloat16/float32 products with at most 16 rows, the weights
 //! streamed once with many 16-byte loads in flight; K split across the
 //! blocks of a thread-block cluster, reduced through distributed shared
 //! memory in the same launch.
@@ -73,7 +73,11 @@ pub(crate) fn launch(q: &GemmParams, dtype: DType, plan: SkinnyPlan, device: usi
         k_chunk: plan.k_chunk,
         beta: q.beta,
     };
-    let by_dtype = if dtype == DType::F16 { &SKINNY_KERNELS[0] } else { &SKINNY_KERNELS[1] };
+    let by_dtype = match dtype {
+        DType::F16 => &SKINNY_KERNELS[0],
+        DType::BF16 => &SKINNY_KERNELS[1],
+        _ => &SKINNY_KERNELS[2],
+    };
     let kernel = &by_dtype[!w_k as usize][!vec as usize][(plan.mt - 1).clamp(0, 1) as usize];
     let smem = super::plan::skinny_smem(plan.mt);
     let f = kernel.function_smem(device, smem)?;

@@ -256,9 +256,9 @@ pub fn rust_kernels() -> String {
         let rows: Vec<String> = list.iter().map(wg).collect();
         r += &format!("static {name}: [WgKernels; {}] = [{}];\n", list.len(), rows.join(", "));
     }
-    // Skinny: [dtype f16, bf16][weights K-major, N-major][vectorised, element loads][m blocks 1, 2].
+    // Skinny: [dtype f16, bf16, f32][weights K-major, N-major][vectorised, element loads][m blocks 1, 2].
     let mut sk = Vec::new();
-    for dt in ["f16", "bf16"] {
+    for dt in ["f16", "bf16", "f32"] {
         let mut per_dt = Vec::new();
         for w in ["k", "n"] {
             let mut per_w = Vec::new();
@@ -273,6 +273,6 @@ pub fn rust_kernels() -> String {
         }
         sk.push(format!("[{}]", per_dt.join(", ")));
     }
-    r += &format!("static SKINNY_KERNELS: [[[[crate::cuda::Kernel; 2]; 2]; 2]; 2] = [{}];\n", sk.join(", "));
+    r += &format!("static SKINNY_KERNELS: [[[[crate::cuda::Kernel; 2]; 2]; 2]; 3] = [{}];\n", sk.join(", "));
     r
 }

@@ -58,13 +58,24 @@ inline void syncwarp() {
   int w = warp(), first = (linear_tid() / 32) * 32;
   int n = nthreads - first < 32 ? nthreads - first : 32;
   unsigned g = warp_gen[w];
-  if (++warp_count[w] == (unsigned)n) { warp_count[w] = 0; ++warp_gen[w]; }
+  if (++warp_count[w] == (unsigned)n) { warp_count[w] = 0; ++warp_gen[w]; ++progress; }
   else while (warp_gen[w] == g) yield();
 }
 // Per-warp exchange slots for collectives.
 inline const void* slot_ptr[64][32];
 inline uint32_t slot_u[64][32][12];
 }  // namespace emu
+
+// Every lane of the warp exchanges a float with lane ^ `mask`.
+inline float __shfl_xor_sync(unsigned, float v, int mask) {
+  const int w = emu::warp(), l = emu::lane();
+  memcpy(&emu::slot_u[w][l][0], &v, 4);
+  emu::syncwarp();
+  float r;
+  memcpy(&r, &emu::slot_u[w][l ^ mask][0], 4);
+  emu::syncwarp();  // no lane overwrites its slot before every lane has read
+  return r;
+}
 
 #define threadIdx (emu::cur->tid)
 #define blockIdx (emu::cur->bid)

@@ -27,3 +27,4 @@ inline uint4 ld_stream(const void* p) {
 }
 inline uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) { return __byte_perm(a, b, sel); }
 inline float* shared_base() { return emu::block_smem[emu::cur->slot].data(); }
+inline void __syncwarp(unsigned = 0xffffffffu) { emu::syncwarp(); }

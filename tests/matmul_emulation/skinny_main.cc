@@ -61,7 +61,8 @@ static int fails = 0, cases = 0;
 using SkinnyKern = void (*)(const SkinnyParams);
 #define SK(dt) {{{mm_skinny_##dt##_kv_m1, mm_skinny_##dt##_kv_m2}, {mm_skinny_##dt##_ke_m1, mm_skinny_##dt##_ke_m2}}, \
                 {{mm_skinny_##dt##_nv_m1, mm_skinny_##dt##_nv_m2}, {mm_skinny_##dt##_ne_m1, mm_skinny_##dt##_ne_m2}}}
-static const SkinnyKern skinny_f16[2][2][2] = SK(f16), skinny_bf16[2][2][2] = SK(bf16);
+static const SkinnyKern skinny_f16[2][2][2] = SK(f16), skinny_bf16[2][2][2] = SK(bf16), skinny_f32[2][2][2] = SK(f32);
+template <class T> const char* type_name() { return std::is_same<T, __half>::value ? "f16" : std::is_same<T, float>::value ? "f32" : "bf16"; }
 
 // x [batch][M][K] (rows padded to 8), weights K-major (w[n][k]) or N-major
 // (w[k][n]), aligned or not (row stride +1 and an odd start: element loads),
@@ -70,9 +71,10 @@ static const SkinnyKern skinny_f16[2][2][2] = SK(f16), skinny_bf16[2][2][2] = SK
 template <class T>
 void skinny_case(bool w_k, bool aligned, int ranks, int batch, int M, int K, int N, bool tout = false) {
   std::mt19937 rng(M * 31 + K * 7 + N + batch + ranks); std::normal_distribution<float> nd;
-  const int64_t sxm = (K + 7) / 8 * 8, sxb = M * sxm;
+  const int64_t vec = 16 / sizeof(T);  // elements per 16 bytes
+  const int64_t sxm = (K + vec - 1) / vec * vec, sxb = M * sxm;
   const int64_t inner = w_k ? K : N, outer = w_k ? N : K;
-  const int64_t sw = aligned ? (inner + 7) / 8 * 8 : inner + 1, off = aligned ? 0 : 1;
+  const int64_t sw = aligned ? (inner + vec - 1) / vec * vec : inner + 1, off = aligned ? 0 : 1;
   const int64_t swb = outer * sw + (aligned ? 0 : 3);
   alignas(16) static T dummy; (void)dummy;
   std::vector<T> X(batch * sxb + 8), W(batch * swb + off + 16), C((size_t)batch * M * N, fromf<T>(NAN));
@@ -83,11 +85,13 @@ void skinny_case(bool w_k, bool aligned, int ranks, int batch, int M, int K, int
   p.scm = tout ? 1 : N; p.scn = tout ? M : 1; p.scb = (int64_t)M * N; p.batch = batch;
   p.k_chunk = ((K + ranks - 1) / ranks + 31) / 32 * 32;  // src/gemm/plan.rs skinny_plan
   const int mt = (M + 7) / 8;
-  const SkinnyKern* table = std::is_same<T, __half>::value ? &skinny_f16[0][0][0] : &skinny_bf16[0][0][0];
+  const SkinnyKern* table = std::is_same<T, __half>::value ? &skinny_f16[0][0][0]
+                            : std::is_same<T, float>::value ? &skinny_f32[0][0][0]
+                                                            : &skinny_bf16[0][0][0];
   const SkinnyKern k = table[(!w_k) * 4 + (!aligned) * 2 + (mt - 1)];
   const size_t smem = (size_t)MYNS_SKINNY_WARPS * mt * 8 * MYNS_SKINNY_NW;
   launch([&] { k(p); }, {(unsigned)((N + 63) / 64), (unsigned)ranks, (unsigned)batch}, {256, 1, 1}, ranks, smem);
-  const double u_out = std::is_same<T, __half>::value ? 1.0 / 2048 : 1.0 / 256;
+  const double u_out = std::is_same<T, __half>::value ? 1.0 / 2048 : std::is_same<T, float>::value ? 0x1p-24 : 1.0 / 256;
   int bad = 0;
   for (int z = 0; z < batch; ++z) for (int i = 0; i < M; ++i) for (int j = 0; j < N; ++j) {
     double ref = 0, mag = 0;
@@ -100,7 +104,7 @@ void skinny_case(bool w_k, bool aligned, int ranks, int batch, int M, int K, int
     if (!(fabs(out - ref) <= mag * 2 * K * 6e-8 + fabs(ref) * u_out * 1.01 + 1e-30)) { if (bad < 3) fprintf(stderr, "  [%d,%d,%d] %g vs %g\n", z, i, j, out, ref); ++bad; }
   }
   ++cases;
-  printf("skinny %s %c%c ranks %d b%d %dx%dx%d%s: %s\n", std::is_same<T, __half>::value ? "f16" : "bf16", w_k ? 'k' : 'n', aligned ? 'v' : 'e', ranks, batch, M, K, N, tout ? " c^T" : "", bad ? "FAIL" : "ok");
+  printf("skinny %s %c%c ranks %d b%d %dx%dx%d%s: %s\n", type_name<T>(), w_k ? 'k' : 'n', aligned ? 'v' : 'e', ranks, batch, M, K, N, tout ? " c^T" : "", bad ? "FAIL" : "ok");
   if (bad) ++fails;
   fflush(stdout);
 }
@@ -155,11 +159,16 @@ int main(int argc, char** argv) {
         const int ranks = s[1] >= 300 ? 1 << (c % 3) : 1;
         skinny_case<__nv_bfloat16>(w_k, al, ranks, 1, s[0], s[1], s[2]);
         if (big || c % 3 == 0) skinny_case<__half>(w_k, al, ranks == 1 ? 2 : 1, 1, s[0], s[1], s[2]);
+        skinny_case<float>(w_k, al, ranks == 1 ? 2 : ranks, 1, s[0], s[1], s[2]);
       }
   skinny_case<__nv_bfloat16>(true, true, 2, 3, 3, 200, 100);    // batches
   skinny_case<__half>(false, false, 1, 2, 12, 40, 65, true);     // transposed output
   skinny_case<__nv_bfloat16>(false, true, 8, 1, 2, 2048, 64);    // eight blocks per cluster
   skinny_case<__nv_bfloat16>(true, false, 4, 1, 1, 1, 1);        // K = 1: three blocks of the cluster get no K
+  skinny_case<float>(true, true, 2, 3, 3, 200, 100);             // float32: batches
+  skinny_case<float>(false, false, 1, 2, 12, 40, 65, true);      // transposed output
+  skinny_case<float>(false, true, 8, 1, 16, 2048, 64);           // eight blocks per cluster
+  skinny_case<float>(true, false, 4, 1, 1, 1, 1);                // K = 1
   // Staging copies: misaligned rows (odd stride and start), both 16-bit types
   // and float32 (with TF32 rounding); a gather from a transposed, strided source.
   pack_case<__nv_bfloat16>(true, 1, 37, 45, 0, 45, 1, 1, false);
