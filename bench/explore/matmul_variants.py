@@ -68,6 +68,26 @@ CASES = [
     ("tf32", "tf32", 1, 1, 4096, 4096, "kn", ["auto", "16/8"]),
     ("f32", "f32", 1, 4096, 4096, 4096, "kn", ["auto"]),
     ("f32", "f32", 1, 1, 4096, 4096, "kn", ["auto", "16/8"]),
+    # 2026-11-26 (--only small32): TF32 and float32 where the report is
+    # lowest (small squares, M = 128), Hopper register-A against mma.sync
+    # (no rounding copy) and the CUDA-core tiles with split K.
+    ("small32", "tf32", 1, 512, 512, 512, "kn", ["auto", "wgr", "wgr64", "wgr128", "wgr64/2", "wgr128/2", "64", "128", "64/2", "16/4", "wg64", "wg128"]),
+    ("small32", "tf32", 1, 1024, 1024, 1024, "kn", ["auto", "wgr", "wgr64", "wgr128", "wgr128/2", "64", "128", "256", "64/2", "wg128"]),
+    ("small32", "tf32", 1, 2048, 2048, 2048, "kn", ["auto", "wgr", "wgr128", "wgr192", "wgr256", "128", "256", "wg128", "wg256"]),
+    ("small32", "tf32", 1, 128, 4096, 4096, "kn", ["auto", "wgr64", "wgr128", "wgr64/2", "wgr128/2", "wgr128/4", "64/2", "128/2", "64/4"]),
+    ("small32", "f32", 1, 128, 4096, 4096, "kn", ["auto", "64", "128", "256", "64/2", "128/2", "64/4", "128/4", "16/4"]),
+    ("small32", "f32", 1, 512, 512, 512, "kn", ["auto", "64", "128", "64/2", "16/4", "16"]),
+    # --only simtsplit: the float32 CUDA-core tiles where the widest tiles
+    # leave SMs idle (the automatic choice took 64 x 64 tiles split over K).
+    ("simtsplit", "f32", 1, 64, 4096, 4096, "kn", ["auto", "128/2", "128/4", "128/8", "64/2", "64/4", "16", "16/2", "16/4"]),
+    ("simtsplit", "f32", 1, 128, 4096, 4096, "kn", ["auto", "128/2", "128/4", "128/8", "64/2", "64/4", "16", "16/2", "256/4"]),
+    ("simtsplit", "f32", 1, 256, 4096, 4096, "kn", ["auto", "128/2", "128/4", "128/8", "64/2", "64/4", "16", "256/2", "256/4"]),
+    ("simtsplit", "f32", 1, 128, 4096, 4096, "nk", ["auto", "128/4", "128/8", "64/4", "16", "16/2"]),
+    ("simtsplit", "f32", 1, 512, 512, 512, "kn", ["auto", "128/2", "128/4", "128/8", "64/2", "16", "16/2"]),
+    ("simtsplit", "f32", 1, 1024, 1024, 1024, "kn", ["auto", "128", "128/2", "128/4", "64", "64/2", "16", "256/2"]),
+    ("simtsplit", "f32", 1, 256, 1024, 1024, "kn", ["auto", "128/2", "128/4", "128/8", "64/2", "16", "16/2"]),
+    ("simtsplit", "f32", 1, 2048, 2048, 2048, "kn", ["auto", "128", "256/2", "128/2"]),
+    ("simtsplit", "f32", 1, 512, 4096, 512, "kn", ["auto", "128/4", "128/8", "64/2", "64/4", "16", "16/2"]),
     # Run at ed97bc9 (--only planner2): the mma.sync tiles against the Hopper
     # ones where the report is lowest (bmm, ragged, small squares, TF32 decode).
     ("planner2", "bf16", 256, 128, 64, 128, "kn", ["auto", "128", "64", "256", "wg64", "wgp64", "wg128"]),

@@ -148,6 +148,22 @@ pub(crate) fn small_kernel_choice(tiles: &[Tile], m: i64, n: i64, k: i64, batch:
         if let Some(i) = tiles[..last].iter().position(|t| t.bm >= 128 && 10 * tiles_of(t, m, n, batch) >= 9 * sms) {
             return (i, 1);
         }
+        // Else the 128 x 128 tile split over K to about one wave (one block
+        // per SM, at least 64 of K per split), where at most half the SMs
+        // would have a tile and the tiles waste little of their rows and
+        // columns: on the H100 (bench/explore/matmul-variants-h100-simtsplit.log)
+        // 1.1-1.2x the 64 x 64 tiles' splits at M = 128 and 256 against
+        // 4096 x 4096, 512^3, 1024^3, 256 x 1024 x 1024 and 512 x 4096 x 512;
+        // at M = 64 (half of each tile empty) the 64 x 64 tiles stay ahead.
+        if let Some(i) = tiles.iter().position(|t| t.name == "128") {
+            let t = &tiles[i];
+            let count = tiles_of(t, m, n, batch);
+            let padded = cdiv(m, t.bm) * t.bm * cdiv(n, t.bn) * t.bn;
+            let splits = (sms / count.max(1)).min(k / 64).min(8);
+            if splits >= 2 && 4 * padded <= 5 * m * n {
+                return (i, splits);
+            }
+        }
         let small = tiles.iter().position(|t| t.name == "64").unwrap_or(0);
         let count = tiles_of(&tiles[small], m, n, batch);
         return (small, auto_splits(count, 3 * sms, k, 64));
@@ -578,7 +594,14 @@ mod tests {
         assert_eq!(SIMT[small_kernel_choice(&SIMT, 2048, 2048, 2048, 1, SMS, true).0].name, "256");
         assert_eq!(SIMT[small_kernel_choice(&SIMT, 1024, 2048, 2048, 1, SMS, true).0].name, "128");
         let (i, s) = small_kernel_choice(&SIMT, 128, 4096, 4096, 1, SMS, true);
-        assert_eq!((SIMT[i].name, s), ("64", 4));
+        assert_eq!((SIMT[i].name, s), ("128", 4));
+        let (i, s) = small_kernel_choice(&SIMT, 512, 512, 512, 1, SMS, true);
+        assert_eq!((SIMT[i].name, s), ("128", 8));
+        let (i, s) = small_kernel_choice(&SIMT, 1024, 1024, 1024, 1, SMS, true);
+        assert_eq!((SIMT[i].name, s), ("128", 2));
+        // Half-empty 128-row tiles, or short K: 64 x 64 tiles.
+        assert_eq!(SIMT[small_kernel_choice(&SIMT, 64, 4096, 4096, 1, SMS, true).0].name, "64");
+        assert_eq!(SIMT[small_kernel_choice(&SIMT, 512, 64, 512, 1, SMS, true).0].name, "64");
         assert_eq!(forced_tile(&TC_HALF, "64", Some(3)), Some((2, 3)));
         assert_eq!(forced_tile(&TC_HALF, "wg", None), None);
     }
