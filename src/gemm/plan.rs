@@ -599,7 +599,7 @@ mod tests {
         assert_eq!((SIMT[i].name, s), ("128", 8));
         let (i, s) = small_kernel_choice(&SIMT, 1024, 1024, 1024, 1, SMS, true);
         assert_eq!((SIMT[i].name, s), ("128", 2));
-        // Half-empty 128-row tiles, or short K: 64 x 64 tiles.
+        // Half-empty 128 x 128 tiles (M or N of 64): 64 x 64 tiles.
         assert_eq!(SIMT[small_kernel_choice(&SIMT, 64, 4096, 4096, 1, SMS, true).0].name, "64");
         assert_eq!(SIMT[small_kernel_choice(&SIMT, 512, 64, 512, 1, SMS, true).0].name, "64");
         assert_eq!(forced_tile(&TC_HALF, "64", Some(3)), Some((2, 3)));
