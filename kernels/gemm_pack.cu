@@ -34,6 +34,14 @@ __device__ __forceinline__ float round_tf32(float x) {
   asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
   return __uint_as_float(r);
 }
+// Lets the stream's next kernel (the product, launched as a programmatic
+// dependent) start its blocks' set-up now; it still waits for this whole
+// kernel before it reads the copy.
+__device__ __forceinline__ void start_dependents() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
 // ---- end PTX
 
 // `nbytes` (1..16) bytes starting at `p` as one 16-byte value, zeros after
@@ -135,9 +143,11 @@ using myns::pack::PackParams;
 
 #define MYNS_PACK(suffix, T)                                                                                        \
   extern "C" __global__ void __launch_bounds__(256) gemm_pack_rows_##suffix(const PackParams p) {                   \
+    myns::pack::start_dependents();                                                                                 \
     myns::pack::pack_rows<T>(p);                                                                                    \
   }                                                                                                                 \
   extern "C" __global__ void __launch_bounds__(256) gemm_pack_gather_##suffix(const PackParams p) {                 \
+    myns::pack::start_dependents();                                                                                 \
     myns::pack::pack_gather<T>(p);                                                                                  \
   }
 MYNS_PACK(f32, float)
@@ -147,6 +157,7 @@ MYNS_PACK(bf16, __nv_bfloat16)
 // A contiguous float32 array (16-byte aligned, whole 16-byte packs) rounded
 // to TF32: the K-major copy of an operand already in that layout.
 extern "C" __global__ void __launch_bounds__(256) gemm_round_flat_f32(const float4* src, float4* dst, int64_t n4) {
+  myns::pack::start_dependents();
   for (int64_t i = blockIdx.x * 256ll + threadIdx.x; i < n4; i += gridDim.x * 256ll) {
     const float4 v = src[i];
     using myns::pack::round_tf32;

@@ -118,6 +118,10 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
   } while (!done);
 }
 
+// Launched as a programmatic dependent (src/cuda.rs `launch_after`): the
+// block may start while the stream's previous kernel finishes, and waits
+// here until that kernel has completed and its writes are visible.
+__device__ __forceinline__ void wait_previous_grid() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
 // Arrives on the barrier at shared address `bar` in block `cta` of the
 // cluster. Default (CTA-scope) release, as CUTLASS's ClusterBarrier: a
 // cluster-scope release made every consumer warp wait at each stage, and
@@ -379,6 +383,9 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   } else {
     __syncthreads();
   }
+  // Nothing above touched global memory; everything below may (operands,
+  // output, split-K counters), so it waits for the previous kernel.
+  wait_previous_grid();
 
   if (wg == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");

@@ -318,8 +318,17 @@ fn cluster_attr(cluster: (u32, u32, u32)) -> sys::CUlaunchAttribute {
     sys::CUlaunchAttribute { id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, pad: [0; 4], value }
 }
 
-/// A launch configuration with the one attribute `attr` (which it points at).
-fn config_with(attr: &mut sys::CUlaunchAttribute, grid: (u32, u32, u32), block: (u32, u32, u32), shared_mem: u32, stream: usize) -> sys::CUlaunchConfig {
+/// The launch attribute letting the kernel start while the stream's
+/// previous kernel finishes (programmatic dependent launch); the kernel
+/// must wait for it (`griddepcontrol.wait`) before touching global memory.
+fn after_previous_attr() -> sys::CUlaunchAttribute {
+    let mut value = sys::CUlaunchAttributeValue { pad: [0; 64] };
+    value.programmaticStreamSerializationAllowed = 1;
+    sys::CUlaunchAttribute { id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, pad: [0; 4], value }
+}
+
+/// A launch configuration with the attributes `attrs` (which it points at).
+fn config_with(attrs: &mut [sys::CUlaunchAttribute], grid: (u32, u32, u32), block: (u32, u32, u32), shared_mem: u32, stream: usize) -> sys::CUlaunchConfig {
     sys::CUlaunchConfig {
         gridDimX: grid.0,
         gridDimY: grid.1,
@@ -329,8 +338,8 @@ fn config_with(attr: &mut sys::CUlaunchAttribute, grid: (u32, u32, u32), block: 
         blockDimZ: block.2,
         sharedMemBytes: shared_mem,
         hStream: stream as sys::CUstream,
-        attrs: attr,
-        numAttrs: 1,
+        attrs: attrs.as_mut_ptr(),
+        numAttrs: attrs.len() as u32,
     }
 }
 
@@ -345,24 +354,57 @@ pub(crate) fn launch_cluster(
     cluster: (u32, u32, u32),
     params: &mut [*mut c_void],
 ) -> Result<()> {
-    let mut attr = cluster_attr(cluster);
-    let config = config_with(&mut attr, grid, block, shared_mem, stream);
+    let mut attrs = [cluster_attr(cluster)];
+    launch_ex(f, &mut attrs, grid, block, shared_mem, stream, params)
+}
+
+/// [`launch`] (in thread-block clusters of `cluster` blocks when it is not
+/// (1, 1, 1)) as a programmatic dependent of the stream's previous kernel:
+/// its blocks may start, and set up, while that kernel finishes. Only for
+/// kernels that execute `griddepcontrol.wait` before they touch global
+/// memory (the Hopper GEMM kernels).
+pub(crate) fn launch_after(
+    f: sys::CUfunction,
+    grid: (u32, u32, u32),
+    block: (u32, u32, u32),
+    shared_mem: u32,
+    stream: usize,
+    cluster: (u32, u32, u32),
+    params: &mut [*mut c_void],
+) -> Result<()> {
+    if cluster == (1, 1, 1) {
+        launch_ex(f, &mut [after_previous_attr()], grid, block, shared_mem, stream, params)
+    } else {
+        launch_ex(f, &mut [cluster_attr(cluster), after_previous_attr()], grid, block, shared_mem, stream, params)
+    }
+}
+
+fn launch_ex(
+    f: sys::CUfunction,
+    attrs: &mut [sys::CUlaunchAttribute],
+    grid: (u32, u32, u32),
+    block: (u32, u32, u32),
+    shared_mem: u32,
+    stream: usize,
+    params: &mut [*mut c_void],
+) -> Result<()> {
+    let config = config_with(attrs, grid, block, shared_mem, stream);
     // SAFETY: `f` is a loaded function of the current (primary) context,
     // `stream` a stream of that context, `params` match the kernel's
-    // parameters, and `config` points at one live attribute.
+    // parameters, and `config` points at `attrs`, live for the call.
     unsafe { sys::cuLaunchKernelEx(&config, f, params.as_mut_ptr(), std::ptr::null_mut()) }
         .result()
-        .map_err(|e| driver_error("CUDA launch (cluster) failed", e))
+        .map_err(|e| driver_error("CUDA launch (with attributes) failed", e))
 }
 
 /// How many clusters of `cluster` blocks of `f` (with `block` threads and
 /// `shared_mem` bytes each) the device runs at once.
 pub(crate) fn max_active_clusters(f: sys::CUfunction, block: (u32, u32, u32), shared_mem: u32, cluster: (u32, u32, u32)) -> Result<u32> {
-    let mut attr = cluster_attr(cluster);
-    let config = config_with(&mut attr, cluster, block, shared_mem, 0);
+    let mut attrs = [cluster_attr(cluster)];
+    let config = config_with(&mut attrs, cluster, block, shared_mem, 0);
     let mut n: std::ffi::c_int = 0;
     // SAFETY: `f` is a loaded function of the current context; `config`
-    // points at one live attribute; `n` is a valid out-pointer.
+    // points at `attrs`, live for the call; `n` is a valid out-pointer.
     unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, f, &config) }
         .result()
         .map_err(|e| driver_error("querying the active clusters failed", e))?;

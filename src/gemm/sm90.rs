@@ -253,13 +253,13 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     }
     let block = (WG_THREADS, 1, 1);
     let mut params = [cuda::arg(&tm_a), cuda::arg(&tm_b), cuda::arg(&tm_c), cuda::arg(q)];
-    if cl > 1 {
-        let clusters = items.min(max_clusters(f, device, smem, cl as u32)? as i64).max(1);
-        let grid = (clusters * cl) as u32;
-        cuda::launch_cluster(f, (grid, 1, 1), block, smem, stream, (cl as u32, 1, 1), &mut params)?;
+    // As programmatic dependents of the previous kernel (a staging copy, or
+    // whatever the caller ran last): the blocks set up their barriers while
+    // it drains, then wait for it (kernels/matmul_sm90a.cu).
+    let grid = if cl > 1 {
+        items.min(max_clusters(f, device, smem, cl as u32)? as i64).max(1) * cl
     } else {
-        let grid = items.min(cuda::device_info(device)?.sms as i64).max(1) as u32;
-        cuda::launch(f, (grid, 1, 1), block, smem, stream, &mut params)?;
-    }
-    Ok(())
+        items.min(cuda::device_info(device)?.sms as i64).max(1)
+    };
+    cuda::launch_after(f, (grid as u32, 1, 1), block, smem, stream, (cl as u32, 1, 1), &mut params)
 }
