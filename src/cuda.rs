@@ -362,7 +362,9 @@ pub(crate) fn launch_cluster(
 /// (1, 1, 1)) as a programmatic dependent of the stream's previous kernel:
 /// its blocks may start, and set up, while that kernel finishes. Only for
 /// kernels that execute `griddepcontrol.wait` before they touch global
-/// memory (the Hopper GEMM kernels).
+/// memory (the Hopper GEMM kernels). It gains only where that kernel
+/// starts its dependents early (`griddepcontrol.launch_dependents`: the
+/// GEMM staging copies); others start them as they finish.
 pub(crate) fn launch_after(
     f: sys::CUfunction,
     grid: (u32, u32, u32),

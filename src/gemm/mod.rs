@@ -246,12 +246,12 @@ fn run(p: &Problem, dtype: DType, tf32: bool, accumulate: bool, force: &Force, d
     }
 
     // Operands the tiled kernels cannot read in place go through aligned copies.
-    let (a_k, _a_buf) = readable(&mut q, true, dtype, device, stream)?;
-    let (b_k, _b_buf) = readable(&mut q, false, dtype, device, stream)?;
+    let (a_k, a_buf) = readable(&mut q, true, dtype, device, stream)?;
+    let (b_k, b_buf) = readable(&mut q, false, dtype, device, stream)?;
 
     if half && hopper {
         if let Some(plan) = sm90::plan(&q, dtype, a_k, b_k, &force, &info) {
-            return sm90::launch(&q, dtype, plan, a_k, b_k, device, stream);
+            return sm90::launch(&q, dtype, plan, a_k, b_k, a_buf.is_some() || b_buf.is_some(), device, stream);
         }
     }
     let (tiles, table): (&[Tile], &[Layouts]) = match dtype {

@@ -108,7 +108,7 @@ pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device:
         if let Some(reg) = reg {
             let (a, _buf) = pack::stage(&a_op, a_layout, DType::F32, true, true, device, stream)?;
             t.b = a.ptr;
-            launch(&t, DType::F32, reg, false, true, device, stream)?;
+            launch(&t, DType::F32, reg, false, true, true, device, stream)?;
             return Ok(true);
         }
     }
@@ -122,7 +122,7 @@ pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device:
     let (a, _abuf) = pack::stage(&a_op, a_layout, DType::F32, true, true, device, stream)?;
     let (b, _bbuf) = pack::stage(&b_op, b_layout, DType::F32, true, true, device, stream)?;
     (p.a, p.b) = (a.ptr, b.ptr);
-    launch(&p, DType::F32, plan, true, true, device, stream)?;
+    launch(&p, DType::F32, plan, true, true, true, device, stream)?;
     Ok(true)
 }
 
@@ -174,10 +174,15 @@ fn max_clusters(f: sys::CUfunction, device: usize, smem: u32, cl: u32) -> Result
     Ok(n)
 }
 
-pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k: bool, device: usize, stream: usize) -> Result<()> {
+/// Queues the product; `after_copy`: the stream's last kernel is one of
+/// `pack`'s staging copies, which start their dependents early.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k: bool, after_copy: bool, device: usize, stream: usize) -> Result<()> {
     let mut q = *q;
     let bk = plan::wg_bk(dtype.size() as i64);
     let _ws = set_splits(&mut q, plan.splits, bk, SplitSum::InPlace { bm: plan.tile.bm, bn: plan.tile.bn }, device)?;
+    // (Split K queues a fill of its counters after the copy.)
+    let after_copy = after_copy && q.splits == 1;
     // Cooperative 16-bit tiles stage a plain unit-stride output in shared
     // memory, then store it with TMA (1) where its rows are 16-byte aligned,
     // else (2) each row's aligned middle with a bulk copy and its ends with
@@ -253,13 +258,19 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     }
     let block = (WG_THREADS, 1, 1);
     let mut params = [cuda::arg(&tm_a), cuda::arg(&tm_b), cuda::arg(&tm_c), cuda::arg(q)];
-    // As programmatic dependents of the previous kernel (a staging copy, or
-    // whatever the caller ran last): the blocks set up their barriers while
-    // it drains, then wait for it (kernels/matmul_sm90a.cu).
     let grid = if cl > 1 {
         items.min(max_clusters(f, device, smem, cl as u32)? as i64).max(1) * cl
     } else {
         items.min(cuda::device_info(device)?.sms as i64).max(1)
     };
-    cuda::launch_after(f, (grid as u32, 1, 1), block, smem, stream, (cl as u32, 1, 1), &mut params)
+    let grid = (grid as u32, 1, 1);
+    if after_copy {
+        // A programmatic dependent of the copy: the blocks set up their
+        // barriers while it drains, then wait for it (kernels/matmul_sm90a.cu).
+        cuda::launch_after(f, grid, block, smem, stream, (cl as u32, 1, 1), &mut params)
+    } else if cl > 1 {
+        cuda::launch_cluster(f, grid, block, smem, stream, (cl as u32, 1, 1), &mut params)
+    } else {
+        cuda::launch(f, grid, block, smem, stream, &mut params)
+    }
 }
