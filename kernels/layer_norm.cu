@@ -100,24 +100,32 @@ __device__ void layer_norm_impl(const T* __restrict__ x, const T* __restrict__ w
 }
 
 // The register-resident form: x, w and b loaded together before the
-// reductions, one row per block or warp.
+// reductions, one row per block or warp. At four packs (`r4`, at most 32
+// registers, as rms_norm's) only x is held across the two reductions, each
+// element converted again where a pass uses it, and w and b are read (from
+// cache) where they are used: 2048 threads per SM put 1024 rows of 1024
+// packs (8192 bfloat16) in one wave, where the general build takes two.
 template <typename T, int N, int C, bool FULL>
 __device__ void layer_norm_regs_impl(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ b,
                                      T* __restrict__ y, int64_t rows, int64_t H, double eps) {
   using A = typename Acc<T>::type;
   using P = Pack<T, N>;
+  constexpr bool kLate = C > 2;
+  constexpr int CP = kLate ? 1 : C;  // parameter packs held
   const int64_t r = myns::first_row();
   if (r >= rows) return;
   const int hv = (int)(H / N);
-  P xs[C], ws[C], bs[C];
+  P xs[C], ws[CP], bs[CP];
   myns::load_packs<FULL>(xs, reinterpret_cast<const P*>(x + r * H), hv);
-  if (w) myns::load_packs<FULL>(ws, reinterpret_cast<const P*>(w), hv);
-  if (b) myns::load_packs<FULL>(bs, reinterpret_cast<const P*>(b), hv);
+  if constexpr (!kLate) {
+    if (w) myns::load_packs<FULL>(ws, reinterpret_cast<const P*>(w), hv);
+    if (b) myns::load_packs<FULL>(bs, reinterpret_cast<const P*>(b), hv);
+  }
   A sum = 0;
 #pragma unroll
   for (int c = 0; c < C; ++c) {
 #pragma unroll
-    for (int k = 0; k < N; ++k) sum += to_acc(xs[c].v[k]);
+    for (int k = 0; k < N; ++k) sum += myns::pack_acc<false>(xs[c], k);
   }
   const A mean = myns::row_sum(sum) / A(H);
   A sq = 0;
@@ -125,20 +133,31 @@ __device__ void layer_norm_regs_impl(const T* __restrict__ x, const T* __restric
   for (int c = 0; c < C; ++c) {
     const bool in = FULL || threadIdx.x + c * blockDim.x < hv;  // packs past the row are zeros, not deviations
 #pragma unroll
-    for (int k = 0; k < N; ++k) { const A d = in ? to_acc(xs[c].v[k]) - mean : A(0); sq += d * d; }
+    for (int k = 0; k < N; ++k) { const A d = in ? myns::pack_acc<kLate>(xs[c], k) - mean : A(0); sq += d * d; }
   }
   const A rstd = rsqrt(myns::row_sum(sq) / A(H) + A(eps));
+  P* yp = reinterpret_cast<P*>(y + r * H);
 #pragma unroll
   for (int c = 0; c < C; ++c) {
+    const int i = threadIdx.x + c * blockDim.x;
+    if (!FULL && i >= hv) continue;
+    const P* wp = reinterpret_cast<const P*>(w);
+    const P* bp = reinterpret_cast<const P*>(b);
+    P q{}, o{};
+    // r4: one pack's w and b at a time (the compiler would otherwise issue
+    // all four packs' loads at once and spill).
+    if constexpr (kLate) asm volatile("" ::: "memory");
+    if (w) q = kLate ? wp[i] : ws[kLate ? 0 : c];
+    if (b) o = kLate ? bp[i] : bs[kLate ? 0 : c];
 #pragma unroll
     for (int k = 0; k < N; ++k) {
-      A v = (to_acc(xs[c].v[k]) - mean) * rstd;
-      if (w) v *= to_acc(ws[c].v[k]);
-      if (b) v += to_acc(bs[c].v[k]);
-      xs[c].v[k] = from_acc<T>(v);
+      A v = (myns::pack_acc<kLate>(xs[c], k) - mean) * rstd;
+      if (w) v *= to_acc(q.v[k]);
+      if (b) v += to_acc(o.v[k]);
+      o.v[k] = from_acc<T>(v);
     }
+    yp[i] = o;
   }
-  myns::store_packs<FULL>(reinterpret_cast<P*>(y + r * H), xs, hv);
 }
 
 // Gradients, with xhat = (x - mean) * rstd and gw_ = g * w (g when w is null):
@@ -289,6 +308,7 @@ __device__ void layer_norm_backward_regs_impl(const T* __restrict__ g, const T* 
   }                                                                                                               \
   MYNS_LN_REGS(r1_##suffix, T, N, 1)                                                                              \
   MYNS_LN_REGS(r2_##suffix, T, N, 2)                                                                              \
+  MYNS_LN_R4(r4_##suffix, T, N)                                                                                   \
   MYNS_LN_BACKWARD_REGS(r1_##suffix, T, N, 1)                                                                     \
   MYNS_LN_BACKWARD_REGS(r2_##suffix, T, N, 2)
 #define MYNS_LN_REGS(suffix, T, N, C)                                                                             \
@@ -297,6 +317,14 @@ __device__ void layer_norm_backward_regs_impl(const T* __restrict__ g, const T* 
     myns::with_full<N, C>(H, [&](auto full) {                                                                     \
       layer_norm_regs_impl<T, N, C, decltype(full)::value>(x, w, b, y, rows, H, eps);                             \
     });                                                                                                           \
+  }
+// Four packs per thread in at most 32 registers, for rows the threads cover
+// exactly (rowwise::plan_reduce picks it for no other), as rms_norm's r4.
+#define MYNS_LN_R4(suffix, T, N)                                                                                  \
+  extern "C" __global__ void MYNS_ROW_REGS_BOUNDS_FULL layer_norm_##suffix(const T* x, const T* w, const T* b,    \
+                                                                           T* y, int64_t rows, int64_t H,       \
+                                                                           double eps) {                        \
+    layer_norm_regs_impl<T, N, 4, true>(x, w, b, y, rows, H, eps);                                                \
   }
 // 512 threads at most (the general builds' bound): the partial sums take registers.
 #define MYNS_LN_BACKWARD_REGS(suffix, T, N, C)                                                                    \

@@ -343,53 +343,38 @@ fn config_with(attrs: &mut [sys::CUlaunchAttribute], grid: (u32, u32, u32), bloc
     }
 }
 
-/// [`launch`] in thread-block clusters of `cluster` blocks (each grid
-/// dimension a multiple of the cluster's).
-pub(crate) fn launch_cluster(
-    f: sys::CUfunction,
-    grid: (u32, u32, u32),
-    block: (u32, u32, u32),
-    shared_mem: u32,
-    stream: usize,
-    cluster: (u32, u32, u32),
-    params: &mut [*mut c_void],
-) -> Result<()> {
-    let mut attrs = [cluster_attr(cluster)];
-    launch_ex(f, &mut attrs, grid, block, shared_mem, stream, params)
+/// How a kernel launches beyond its grid and block shape.
+#[derive(Clone, Copy)]
+pub(crate) struct LaunchOpts {
+    /// Thread-block clusters of this many blocks (each grid dimension a
+    /// multiple of the cluster's); (1, 1, 1): none.
+    pub cluster: (u32, u32, u32),
+    /// As a programmatic dependent of the stream's previous kernel: its
+    /// blocks may start, and set up, while that kernel finishes. Only for
+    /// kernels that execute `griddepcontrol.wait` before they touch global
+    /// memory (the Hopper GEMM kernels). It gains only where that kernel
+    /// starts its dependents early (`griddepcontrol.launch_dependents`: the
+    /// GEMM staging copies); others start them as they finish.
+    pub after_previous: bool,
 }
 
-/// [`launch`] (in thread-block clusters of `cluster` blocks when it is not
-/// (1, 1, 1)) as a programmatic dependent of the stream's previous kernel:
-/// its blocks may start, and set up, while that kernel finishes. Only for
-/// kernels that execute `griddepcontrol.wait` before they touch global
-/// memory (the Hopper GEMM kernels). It gains only where that kernel
-/// starts its dependents early (`griddepcontrol.launch_dependents`: the
-/// GEMM staging copies); others start them as they finish.
-pub(crate) fn launch_after(
+/// [`launch`] with the options `opts` (a plain launch when it asks for none).
+pub(crate) fn launch_with(
     f: sys::CUfunction,
     grid: (u32, u32, u32),
     block: (u32, u32, u32),
     shared_mem: u32,
     stream: usize,
-    cluster: (u32, u32, u32),
+    opts: LaunchOpts,
     params: &mut [*mut c_void],
 ) -> Result<()> {
-    if cluster == (1, 1, 1) {
-        launch_ex(f, &mut [after_previous_attr()], grid, block, shared_mem, stream, params)
-    } else {
-        launch_ex(f, &mut [cluster_attr(cluster), after_previous_attr()], grid, block, shared_mem, stream, params)
-    }
-}
-
-fn launch_ex(
-    f: sys::CUfunction,
-    attrs: &mut [sys::CUlaunchAttribute],
-    grid: (u32, u32, u32),
-    block: (u32, u32, u32),
-    shared_mem: u32,
-    stream: usize,
-    params: &mut [*mut c_void],
-) -> Result<()> {
+    let mut attrs = [cluster_attr(opts.cluster), after_previous_attr()];
+    let attrs = match (opts.cluster != (1, 1, 1), opts.after_previous) {
+        (false, false) => return launch(f, grid, block, shared_mem, stream, params),
+        (true, false) => &mut attrs[..1],
+        (false, true) => &mut attrs[1..],
+        (true, true) => &mut attrs[..],
+    };
     let config = config_with(attrs, grid, block, shared_mem, stream);
     // SAFETY: `f` is a loaded function of the current (primary) context,
     // `stream` a stream of that context, `params` match the kernel's

@@ -48,7 +48,7 @@ pub struct ReduceKernels {
     /// packs per thread, every load issued before the reduction.
     pub regs: [RowKernels; 2],
     /// Four packs per thread in at most 32 registers (`<name>_r4_*`), for rows
-    /// the threads cover exactly, where the op has that build (rms_norm).
+    /// the threads cover exactly, where the op has that build (rms_norm, layer_norm).
     pub regs4: Option<RowKernels>,
     /// The two-pack register build beats the general one at any row count
     /// (see [`plan_reduce`]), not only in launches of one wave.

@@ -84,10 +84,7 @@ pub(crate) fn launch(q: &GemmParams, dtype: DType, plan: SkinnyPlan, device: usi
     let grid = (cdiv(q.n, SKINNY_NW) as u32, plan.ranks as u32, q.batch.clamp(1, 65_535) as u32);
     let block = (SKINNY_WARPS as u32 * 32, 1, 1);
     let mut params = [cuda::arg(&p)];
-    if plan.ranks == 1 {
-        cuda::launch(f, grid, block, smem, stream, &mut params)?;
-    } else {
-        cuda::launch_cluster(f, grid, block, smem, stream, (1, plan.ranks as u32, 1), &mut params)?;
-    }
+    let opts = cuda::LaunchOpts { cluster: (1, plan.ranks as u32, 1), after_previous: false };
+    cuda::launch_with(f, grid, block, smem, stream, opts, &mut params)?;
     Ok(true)
 }

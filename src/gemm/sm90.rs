@@ -264,13 +264,9 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
         items.min(cuda::device_info(device)?.sms as i64).max(1)
     };
     let grid = (grid as u32, 1, 1);
-    if after_copy {
-        // A programmatic dependent of the copy: the blocks set up their
-        // barriers while it drains, then wait for it (kernels/matmul_sm90a.cu).
-        cuda::launch_after(f, grid, block, smem, stream, (cl as u32, 1, 1), &mut params)
-    } else if cl > 1 {
-        cuda::launch_cluster(f, grid, block, smem, stream, (cl as u32, 1, 1), &mut params)
-    } else {
-        cuda::launch(f, grid, block, smem, stream, &mut params)
-    }
+    // After a staging copy, a programmatic dependent of it: the blocks set
+    // up their barriers while it drains, then wait for it
+    // (kernels/matmul_sm90a.cu).
+    let opts = cuda::LaunchOpts { cluster: (cl as u32, 1, 1), after_previous: after_copy };
+    cuda::launch_with(f, grid, block, smem, stream, opts, &mut params)
 }

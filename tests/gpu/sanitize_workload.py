@@ -13,7 +13,7 @@ runs all four tools over it):
   CUDA-core tiles and their splits) on an aligned multi-tile product, a
   transposed operand and a base pointer one element off, plus a bmm;
 * every build of the forward row reductions (r1, r2, r2:32:8, general,
-  general:32:8, automatic; rms_norm's r4) in every dtype on rows it holds (vector and
+  general:32:8, automatic; rms_norm's and layer_norm's r4) in every dtype on rows it holds (vector and
   scalar), with the backward ops on their outputs.
 
 Every result is checked element by element against a float64 reference
@@ -71,9 +71,9 @@ def run(light: bool = False, device: str = "cuda") -> int:
             checked += 1
     for build, dtype, shape in rows:
         checked += cp.check_row_path(build, dtype, shape, with_opcheck=False, device=device, ref_device="cpu")
-    for build, dtype, shape in cp.rms_row_paths():
-        if not light or shape == cp.RMS_ROW_SHAPES[0]:
-            checked += cp.check_rms_row_path(build, dtype, shape, with_opcheck=False, device=device, ref_device="cpu")
+    for build, dtype, shape in cp.four_pack_paths():
+        if not light or shape == cp.FOUR_PACK_SHAPES[0]:
+            checked += cp.check_four_pack_path(build, dtype, shape, with_opcheck=False, device=device, ref_device="cpu")
     for kind, variant in matmuls:
         checked += cp.check_matmul_path(kind, variant, with_opcheck=False, with_grads=variant == "auto", device=device,
                                         prods=products, ref_device="cpu")

@@ -158,28 +158,36 @@ def forced_rows(build):
         myns.set_override("MYNS_ROW_KERNEL", os.environ.get("MYNS_ROW_KERNEL"))
 
 
-# Builds only rms_norm has (`regs4` in src/rowwise.rs), forced on it alone.
-RMS_ROW_BUILDS = ["r4"]
-RMS_ROW_SHAPES = [(13, 1024), (5, 3, 2048), (3, 4096)]
+# The four-pack build (`regs4` in src/rowwise.rs), which only rms_norm and
+# layer_norm have, forced on them alone.
+FOUR_PACK_BUILDS = ["r4"]
+FOUR_PACK_SHAPES = [(13, 1024), (5, 3, 2048), (3, 4096)]
 
 
-def rms_row_paths():
-    """[(build, dtype, shape)] of rms_norm's own builds, on rows each covers."""
-    return [(b, d, s) for b in RMS_ROW_BUILDS for d in ROW_DTYPES for s in RMS_ROW_SHAPES if build_covers(b, s, d)]
+def four_pack_paths():
+    """[(build, dtype, shape)] of the four-pack build, on rows it covers."""
+    return [(b, d, s) for b in FOUR_PACK_BUILDS for d in ROW_DTYPES for s in FOUR_PACK_SHAPES if build_covers(b, s, d)]
 
 
-def check_rms_row_path(build, dtype, shape, with_opcheck=True, device="cuda", ref_device=None):
-    """rms_norm under one of its own forced builds, on 16-byte packs and one
-    element off alignment (single elements). Returns the number of checked calls."""
-    what = f"rms_norm {build} {str(dtype).removeprefix('torch.')} {shape}"
+def check_four_pack_path(build, dtype, shape, with_opcheck=True, device="cuda", ref_device=None):
+    """rms_norm and layer_norm (with both parameters, neither, and the bias
+    alone) under the forced four-pack build, on 16-byte packs and one element
+    off alignment (single elements). Returns the number of checked calls."""
+    what = f"{build} {str(dtype).removeprefix('torch.')} {shape}"
+    checked = 0
     with forced_rows(build):
         x, w = norm_input(shape, dtype, device, 2.0), torch.randn(shape[-1], dtype=dtype, device=device)
+        b = torch.randn(shape[-1], dtype=dtype, device=device)
         off = norm_input((x.numel() + 1,), dtype, device, 2.0)[1:].view(shape)
-        check_op("rms_norm", [x, w, 1e-6], what=what, ref_device=ref_device)
-        check_op("rms_norm", [off, w, 1e-6], what=f"{what}, unaligned", ref_device=ref_device)
+        for xi, how in [(x, ""), (off, ", unaligned")]:
+            check_op("rms_norm", [xi, w, 1e-6], what=f"rms_norm {what}{how}", ref_device=ref_device)
+            for params, name in [((w, b), ""), ((None, None), " (no parameters)"), ((None, b), " (bias only)")]:
+                check_op("layer_norm", [xi, *params, 1e-5], what=f"layer_norm{name} {what}{how}", ref_device=ref_device)
+            checked += 4
         if with_opcheck:
             opcheck(torch.ops.myns.rms_norm.default, (x.clone().requires_grad_(), w.clone().requires_grad_(), 1e-6))
-    return 2
+            opcheck(torch.ops.myns.layer_norm.default, (x.clone().requires_grad_(), w.clone().requires_grad_(), b.clone().requires_grad_(), 1e-5))
+    return checked
 
 
 def check_row_path(build, dtype, shape, with_opcheck=True, with_grads=True, device="cuda", ref_device=None):

@@ -22,13 +22,13 @@ import myns
 from cuda_paths import (
     ROW_BUILDS,
     check_matmul_path,
-    check_rms_row_path,
+    check_four_pack_path,
     check_row_path,
     forced_rows,
     gradcheck_row_build,
     isolated,
     matmul_paths,
-    rms_row_paths,
+    four_pack_paths,
     row_paths,
 )
 
@@ -56,20 +56,21 @@ def test_row_build_gradcheck(build):
     gradcheck_row_build(build)
 
 
-RMS_ROWS = rms_row_paths()
-RMS_FIRST = {(b, d): s for b, d, s in reversed(RMS_ROWS)}
+FOUR_PACK = four_pack_paths()
+FOUR_PACK_FIRST = {(b, d): s for b, d, s in reversed(FOUR_PACK)}
 
 
-@pytest.mark.parametrize("build,dtype,shape", RMS_ROWS, ids=[f"{b}-{_dt(d)}-{s}" for b, d, s in RMS_ROWS])
-def test_rms_row_path(build, dtype, shape):
-    check_rms_row_path(build, dtype, shape, with_opcheck=RMS_FIRST[(build, dtype)] == shape)
+@pytest.mark.parametrize("build,dtype,shape", FOUR_PACK, ids=[f"{b}-{_dt(d)}-{s}" for b, d, s in FOUR_PACK])
+def test_four_pack_path(build, dtype, shape):
+    check_four_pack_path(build, dtype, shape, with_opcheck=FOUR_PACK_FIRST[(build, dtype)] == shape)
 
 
-def test_rms_r4_gradcheck():
+def test_four_pack_gradcheck():
     o = dict(dtype=torch.float64, device="cuda", requires_grad=True)
     with forced_rows("r4"):
-        x, w = torch.randn(3, 256, **o), torch.randn(256, **o)  # 128 packs: one warp of four each
-        assert torch.autograd.gradcheck(lambda a, b: myns.rms_norm(a, b, 1e-5), (x, w))
+        x, w, b = torch.randn(3, 256, **o), torch.randn(256, **o), torch.randn(256, **o)  # 128 packs: one warp of four each
+        assert torch.autograd.gradcheck(lambda a, c: myns.rms_norm(a, c, 1e-5), (x, w))
+        assert torch.autograd.gradcheck(lambda a, c, d: myns.layer_norm(a, c, d, 1e-5), (x, w, b))
 
 
 MATMUL = matmul_paths()

@@ -11,7 +11,7 @@ from torch.library import opcheck
 import myns
 from bounds import assert_same, op_bounds
 from conftest import DTYPES
-from cuda_paths import build_covers, check_rms_row_path
+from cuda_paths import build_covers, check_four_pack_path
 from op_cases import _rms, assert_matches, check_op, expect, norm_input, softmax_input
 
 SHAPES = [(1, 8), (3, 5, 6), (7, 130), (2, 3, 1024), (0, 16)]
@@ -136,17 +136,19 @@ def test_forward_builds(build, shape, dtype, device, kernel_override):
 
 
 @pytest.mark.parametrize("device", ["cuda"])
-def test_rms_norm_four_pack_build(dtype, device, kernel_override):
-    """rms_norm's `r4` build forced: rows the threads cover exactly (a warp
-    per row, a block per row, up to 1024 threads), on 16-byte packs and, one
-    element off alignment, on single elements; refused where it would not
-    cover a row exactly, and by an op without it."""
+def test_four_pack_build(dtype, device, kernel_override):
+    """The `r4` build forced on rms_norm and layer_norm: rows the threads
+    cover exactly (a warp per row, a block per row, up to 1024 threads), on
+    16-byte packs and, one element off alignment, on single elements;
+    refused where it would not cover a row exactly, and by an op without it."""
     for shape in [(37, 1024), (3, 5, 2048), (2, 4096)]:
-        check_rms_row_path("r4", dtype, shape, with_opcheck=False, device=device)
+        check_four_pack_path("r4", dtype, shape, with_opcheck=False, device=device)
     kernel_override("MYNS_ROW_KERNEL", "r4")
     x = rand((4, 1000), dtype, device)
     with pytest.raises(ValueError, match=r"myns::rms_norm: MYNS_ROW_KERNEL=`r4`: .* do not cover a row of .* exactly"):
         myns.rms_norm(x, x[0], 1e-6)
+    with pytest.raises(ValueError, match=r"myns::layer_norm: MYNS_ROW_KERNEL=`r4`: .* do not cover a row of .* exactly"):
+        myns.layer_norm(x, x[0], None, 1e-5)
     with pytest.raises(ValueError, match=r"myns::softmax: MYNS_ROW_KERNEL=`r4`: the build must be r1, r2 or general"):
         myns.softmax(rand((4, 1024), dtype, device), -1)
 
