@@ -50,6 +50,8 @@ pub struct ReduceKernels {
     /// Four packs per thread in at most 32 registers (`<name>_r4_*`), for rows
     /// the threads cover exactly, where the op has that build (rms_norm, layer_norm).
     pub regs4: Option<RowKernels>,
+    /// Where `regs4` runs unforced (see [`plan_reduce`]).
+    pub four_pack: FourPack,
     /// The two-pack register build beats the general one at any row count
     /// (see [`plan_reduce`]), not only in launches of one wave.
     pub regs_at_scale: bool,
@@ -68,29 +70,40 @@ impl ReduceKernels {
     }
 }
 
-/// `reduce_kernels!(kernels::SOFTMAX, "softmax"[, regs_at_scale][, r4])`:
-/// `r4` for an op with the four-pack build.
+/// `reduce_kernels!(kernels::SOFTMAX, "softmax"[, regs_at_scale][, r4: FourPack::Always])`:
+/// `r4` for an op with the four-pack build, and where it runs.
 macro_rules! reduce_kernels {
     ($module:path, $name:literal) => {
         $crate::rowwise::reduce_kernels!($module, $name, false)
     };
-    ($module:path, $name:literal, r4) => {
-        $crate::rowwise::reduce_kernels!($module, $name, false, r4)
-    };
-    ($module:path, $name:literal, $regs_at_scale:expr, r4) => {
-        $crate::rowwise::reduce_kernels!(@build $module, $name, $regs_at_scale, Some($crate::rowwise::row_kernels!($module, concat!($name, "_r4"))))
+    ($module:path, $name:literal, r4: $where:expr) => {
+        $crate::rowwise::reduce_kernels!(@build $module, $name, false, Some($crate::rowwise::row_kernels!($module, concat!($name, "_r4"))), $where)
     };
     ($module:path, $name:literal, $regs_at_scale:expr) => {
-        $crate::rowwise::reduce_kernels!(@build $module, $name, $regs_at_scale, None)
+        $crate::rowwise::reduce_kernels!(@build $module, $name, $regs_at_scale, None, $crate::rowwise::FourPack::None)
     };
-    (@build $module:path, $name:literal, $regs_at_scale:expr, $regs4:expr) => {
+    (@build $module:path, $name:literal, $regs_at_scale:expr, $regs4:expr, $where:expr) => {
         $crate::rowwise::ReduceKernels {
             general: $crate::rowwise::row_kernels!($module, $name),
             regs: [$crate::rowwise::row_kernels!($module, concat!($name, "_r1")), $crate::rowwise::row_kernels!($module, concat!($name, "_r2"))],
             regs4: $regs4,
+            four_pack: $where,
             regs_at_scale: $regs_at_scale,
         }
     };
+}
+
+/// Where an op's four-pack build runs when not forced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FourPack {
+    /// The op has none.
+    None,
+    /// Only where it puts every row in one wave (layer_norm: its build
+    /// spills a few registers, and beyond one wave the general one ran
+    /// level or ahead on the H100).
+    OneWave,
+    /// On any rows it covers exactly (rms_norm).
+    Always,
 }
 
 pub(crate) use {reduce_kernels, row_kernels};
@@ -169,16 +182,17 @@ fn general_shape(units: i64, rows: i64, sms: i64, layout: Rows) -> (i64, i64) {
 ///   ran 1-7% ahead of the general one from 1024 x 8192 to 16384 x 8192
 ///   bf16, where for rms_norm it fell 3-18% behind
 ///   (bench/explore/rowwise-gaps/README.md);
-/// - `r4` (an op with the four-pack build): rows of a whole number of
+/// - `r4` (an op with the four-pack build, `FourPack::Always`, or
+///   `FourPack::OneWave` where that puts every row in one wave): rows of a whole number of
 ///   128-pack steps, up to 4096 packs, at four packs per thread (32 registers,
 ///   so 2048 threads per SM): 1024 rows of 8192 bfloat16 in one wave, where
 ///   the general build (63 registers) takes two;
 /// - else the general build.
 ///
 /// `force`: `MYNS_ROW_KERNEL` (see `forced_plan`).
-pub fn plan_reduce(units: i64, rows: i64, sms: i64, threads_per_sm: i64, regs_at_scale: bool, r4: bool, force: Option<&str>) -> Result<ReducePlan> {
+pub fn plan_reduce(units: i64, rows: i64, sms: i64, threads_per_sm: i64, regs_at_scale: bool, r4: FourPack, force: Option<&str>) -> Result<ReducePlan> {
     if let Some(f) = force {
-        return forced_plan(f, units, rows, sms, r4);
+        return forced_plan(f, units, rows, sms, r4 != FourPack::None);
     }
     let resident = sms * threads_per_sm;
     // A warp per row: 8 rows per block, or one when rows are few enough to
@@ -200,7 +214,7 @@ pub fn plan_reduce(units: i64, rows: i64, sms: i64, threads_per_sm: i64, regs_at
         regs(1)
     } else if one_wave(2) {
         regs(2)
-    } else if r4 && covers_exactly(units, 4) {
+    } else if covers_exactly(units, 4) && (r4 == FourPack::Always || (r4 == FourPack::OneWave && one_wave(4))) {
         regs(4)
     } else if regs_at_scale && units <= 2 * REGS_MAX_THREADS {
         regs(2)
@@ -311,7 +325,7 @@ impl RowLaunch {
         let (dtype, device, vec, units) = row_units(x, ptrs, h)?;
         let info = cuda::device_info(device)?;
         let force = crate::overrides::get(crate::overrides::Knob::RowKernel);
-        let plan = plan_reduce(units, rows, info.sms as i64, info.threads_per_sm as i64, kernels.regs_at_scale, kernels.regs4.is_some(), force.as_deref())
+        let plan = plan_reduce(units, rows, info.sms as i64, info.threads_per_sm as i64, kernels.regs_at_scale, kernels.four_pack, force.as_deref())
             .map_err(|e| e.context(format_args!("myns::{}", x.op())))?;
         // The register builds take one row per block or warp, with no loop.
         let grid = (rows + plan.by - 1) / plan.by;
@@ -385,7 +399,7 @@ mod tests {
 
     // An H100: 132 SMs of 2048 threads.
     fn plan(units: i64, rows: i64, force: Option<&str>) -> Result<ReducePlan> {
-        plan_reduce(units, rows, 132, 2048, false, false, force)
+        plan_reduce(units, rows, 132, 2048, false, FourPack::None, force)
     }
 
     fn p(regs: Option<i64>, bx: i64, by: i64) -> ReducePlan {
@@ -424,19 +438,19 @@ mod tests {
 
     #[test]
     fn ops_whose_register_build_wins_at_scale_keep_it() {
-        let at_scale = |units, rows| plan_reduce(units, rows, 132, 2048, true, false, None).unwrap();
+        let at_scale = |units, rows| plan_reduce(units, rows, 132, 2048, true, FourPack::None, None).unwrap();
         assert_eq!(at_scale(1024, 1024), p(Some(2), 512, 1)); // softmax 1024 x 8192 bf16
         assert_eq!(at_scale(1024, 16384), p(Some(2), 512, 1));
         assert_eq!(at_scale(2048, 1024), p(Some(2), 1024, 1)); // 1024 x 16384 bf16
         assert_eq!(at_scale(2049, 1024), p(None, 512, 1)); // beyond 2 packs x 1024 threads
         assert_eq!(at_scale(1000, 5), p(Some(1), 1024, 1)); // one wave: unchanged
         assert_eq!(at_scale(256, 1024), p(Some(2), 128, 1));
-        assert_eq!(plan_reduce(1024, 1024, 132, 2048, true, false, Some("general")).unwrap(), p(None, 256, 1)); // forcing wins
+        assert_eq!(plan_reduce(1024, 1024, 132, 2048, true, FourPack::None, Some("general")).unwrap(), p(None, 256, 1)); // forcing wins
     }
 
     #[test]
     fn ops_with_the_four_pack_build_take_it_for_long_rows_covered_exactly() {
-        let r4 = |units, rows, force| plan_reduce(units, rows, 132, 2048, false, true, force);
+        let r4 = |units, rows, force| plan_reduce(units, rows, 132, 2048, false, FourPack::Always, force);
         assert_eq!(r4(1024, 1024, None).unwrap(), p(Some(4), 256, 1)); // rms_norm 1024 x 8192 bf16: one wave
         assert_eq!(r4(2048, 16384, None).unwrap(), p(Some(4), 512, 1));
         assert_eq!(r4(2048, 1, None).unwrap(), p(Some(2), 1024, 1)); // one wave at two packs
@@ -451,6 +465,16 @@ mod tests {
         }
         assert!(r4(1000, 1024, Some("r4")).is_err()); // rounded up to 256 threads, not exact
         assert!(plan(1024, 1024, Some("r4")).is_err()); // an op without the build
+    }
+
+    #[test]
+    fn a_one_wave_four_pack_build_runs_only_in_one_wave() {
+        let r4 = |units, rows, force| plan_reduce(units, rows, 132, 2048, false, FourPack::OneWave, force);
+        assert_eq!(r4(1024, 1024, None).unwrap(), p(Some(4), 256, 1)); // layer_norm 1024 x 8192 bf16: 1024 x 256 threads fit
+        assert_eq!(r4(2048, 512, None).unwrap(), p(Some(4), 512, 1)); // 512 x 8192 f32
+        assert_eq!(r4(1024, 2048, None).unwrap(), p(None, 256, 1)); // 2048 rows: two waves either way
+        assert_eq!(r4(2048, 1024, None).unwrap(), p(None, 512, 1)); // 1024 x 8192 f32
+        assert_eq!(r4(1024, 2048, Some("r4")).unwrap(), p(Some(4), 256, 1)); // forcing still runs it
     }
 
     #[test]

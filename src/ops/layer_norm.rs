@@ -53,7 +53,7 @@ op! {
 
 pub(crate) const OPS: Ops = &[LayerNorm::spec, LayerNormBackward::spec];
 
-static KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::LAYER_NORM, "layer_norm", r4);
+static KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::LAYER_NORM, "layer_norm", r4: crate::rowwise::FourPack::OneWave);
 static BACKWARD_KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::LAYER_NORM, "layer_norm_backward");
 static COLUMN_SUM: DTypeKernels = crate::cuda::dtype_kernels!(crate::kernels::LAYER_NORM, "layer_norm_column_sum");
 
