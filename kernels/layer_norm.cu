@@ -100,27 +100,77 @@ __device__ void layer_norm_impl(const T* __restrict__ x, const T* __restrict__ w
 }
 
 // The register-resident form: x, w and b loaded together before the
-// reductions, one row per block or warp. At four packs (`r4`, at most 32
-// registers, as rms_norm's) only x is held across the two reductions, each
-// element converted again where a pass uses it, and w and b are read (from
-// cache) where they are used: 2048 threads per SM put 1024 rows of 1024
-// packs (8192 bfloat16) in one wave, where the general build takes two.
+// reductions, one row per block or warp.
 template <typename T, int N, int C, bool FULL>
 __device__ void layer_norm_regs_impl(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ b,
                                      T* __restrict__ y, int64_t rows, int64_t H, double eps) {
   using A = typename Acc<T>::type;
   using P = Pack<T, N>;
-  constexpr bool kLate = C > 2;
-  constexpr int CP = kLate ? 1 : C;  // parameter packs held
   const int64_t r = myns::first_row();
   if (r >= rows) return;
   const int hv = (int)(H / N);
-  P xs[C], ws[CP], bs[CP];
+  P xs[C], ws[C], bs[C];
   myns::load_packs<FULL>(xs, reinterpret_cast<const P*>(x + r * H), hv);
-  if constexpr (!kLate) {
-    if (w) myns::load_packs<FULL>(ws, reinterpret_cast<const P*>(w), hv);
-    if (b) myns::load_packs<FULL>(bs, reinterpret_cast<const P*>(b), hv);
+  if (w) myns::load_packs<FULL>(ws, reinterpret_cast<const P*>(w), hv);
+  if (b) myns::load_packs<FULL>(bs, reinterpret_cast<const P*>(b), hv);
+  A sum = 0;
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) sum += to_acc(xs[c].v[k]);
   }
+  const A mean = myns::row_sum(sum) / A(H);
+  A sq = 0;
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+    const bool in = FULL || threadIdx.x + c * blockDim.x < hv;  // packs past the row are zeros, not deviations
+#pragma unroll
+    for (int k = 0; k < N; ++k) { const A d = in ? to_acc(xs[c].v[k]) - mean : A(0); sq += d * d; }
+  }
+  const A rstd = rsqrt(myns::row_sum(sq) / A(H) + A(eps));
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+      A v = (to_acc(xs[c].v[k]) - mean) * rstd;
+      if (w) v *= to_acc(ws[c].v[k]);
+      if (b) v += to_acc(bs[c].v[k]);
+      xs[c].v[k] = from_acc<T>(v);
+    }
+  }
+  myns::store_packs<FULL>(reinterpret_cast<P*>(y + r * H), xs, hv);
+}
+
+// The four-pack form (`r4`, at most 32 registers, as rms_norm's): only x is
+// held across the two reductions, and 2048 threads per SM put 1024 rows of
+// 1024 packs (8192 bfloat16) in one wave, where the general build takes
+// two. To stay in 32 registers each pass reads its elements again through
+// volatile instructions (`elem<true>`; the compiler would otherwise keep
+// the first pass's values, or x - mean, live across a reduction), w and b
+// are read (from cache) where they are used, and y is written over x.
+// For rows the threads cover exactly (rowwise::plan_reduce picks it for no other).
+template <bool Again, typename T, int N>
+__device__ __forceinline__ typename Acc<T>::type elem(const Pack<T, N>& p, int k) {
+  if constexpr (Again && std::is_same_v<T, float>) {
+    float v;
+    asm volatile("mov.b32 %0, %1;" : "=f"(v) : "f"(p.v[k]));
+    return v;
+  } else {
+    return myns::pack_acc<Again>(p, k);
+  }
+}
+
+template <typename T, int N>
+__device__ void layer_norm_r4_impl(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ b,
+                                   T* __restrict__ y, int64_t rows, int64_t H, double eps) {
+  using A = typename Acc<T>::type;
+  using P = Pack<T, N>;
+  constexpr int C = 4;
+  const int64_t r = myns::first_row();
+  if (r >= rows) return;
+  const int hv = (int)(H / N);
+  P xs[C];
+  myns::load_packs<true>(xs, reinterpret_cast<const P*>(x + r * H), hv);
   A sum = 0;
 #pragma unroll
   for (int c = 0; c < C; ++c) {
@@ -131,32 +181,29 @@ __device__ void layer_norm_regs_impl(const T* __restrict__ x, const T* __restric
   A sq = 0;
 #pragma unroll
   for (int c = 0; c < C; ++c) {
-    const bool in = FULL || threadIdx.x + c * blockDim.x < hv;  // packs past the row are zeros, not deviations
 #pragma unroll
-    for (int k = 0; k < N; ++k) { const A d = in ? myns::pack_acc<kLate>(xs[c], k) - mean : A(0); sq += d * d; }
+    for (int k = 0; k < N; ++k) { const A d = elem<true>(xs[c], k) - mean; sq += d * d; }
   }
   const A rstd = rsqrt(myns::row_sum(sq) / A(H) + A(eps));
+  const P* wp = reinterpret_cast<const P*>(w);
+  const P* bp = reinterpret_cast<const P*>(b);
   P* yp = reinterpret_cast<P*>(y + r * H);
 #pragma unroll
   for (int c = 0; c < C; ++c) {
     const int i = threadIdx.x + c * blockDim.x;
-    if (!FULL && i >= hv) continue;
-    const P* wp = reinterpret_cast<const P*>(w);
-    const P* bp = reinterpret_cast<const P*>(b);
     P q{}, o{};
-    // r4: one pack's w and b at a time (the compiler would otherwise issue
-    // all four packs' loads at once and spill).
-    if constexpr (kLate) asm volatile("" ::: "memory");
-    if (w) q = kLate ? wp[i] : ws[kLate ? 0 : c];
-    if (b) o = kLate ? bp[i] : bs[kLate ? 0 : c];
+    if (w) q = wp[i];
+    if (b) o = bp[i];
+    // Element k's half of a word is read before it is written; the other
+    // half is left as it was.
 #pragma unroll
     for (int k = 0; k < N; ++k) {
-      A v = (myns::pack_acc<kLate>(xs[c], k) - mean) * rstd;
+      A v = (elem<true>(xs[c], k) - mean) * rstd;
       if (w) v *= to_acc(q.v[k]);
       if (b) v += to_acc(o.v[k]);
-      o.v[k] = from_acc<T>(v);
+      xs[c].v[k] = from_acc<T>(v);
     }
-    yp[i] = o;
+    yp[i] = xs[c];
   }
 }
 
@@ -318,13 +365,12 @@ __device__ void layer_norm_backward_regs_impl(const T* __restrict__ g, const T* 
       layer_norm_regs_impl<T, N, C, decltype(full)::value>(x, w, b, y, rows, H, eps);                             \
     });                                                                                                           \
   }
-// Four packs per thread in at most 32 registers, for rows the threads cover
-// exactly (rowwise::plan_reduce picks it for no other), as rms_norm's r4.
+// Four packs per thread in at most 32 registers (layer_norm_r4_impl).
 #define MYNS_LN_R4(suffix, T, N)                                                                                  \
   extern "C" __global__ void MYNS_ROW_REGS_BOUNDS_FULL layer_norm_##suffix(const T* x, const T* w, const T* b,    \
                                                                            T* y, int64_t rows, int64_t H,       \
                                                                            double eps) {                        \
-    layer_norm_regs_impl<T, N, 4, true>(x, w, b, y, rows, H, eps);                                                \
+    layer_norm_r4_impl<T, N>(x, w, b, y, rows, H, eps);                                                           \
   }
 // 512 threads at most (the general builds' bound): the partial sums take registers.
 #define MYNS_LN_BACKWARD_REGS(suffix, T, N, C)                                                                    \

@@ -50,8 +50,8 @@ pub struct ReduceKernels {
     /// Four packs per thread in at most 32 registers (`<name>_r4_*`), for rows
     /// the threads cover exactly, where the op has that build (rms_norm, layer_norm).
     pub regs4: Option<RowKernels>,
-    /// Where `regs4` runs unforced (see [`plan_reduce`]).
-    pub four_pack: FourPack,
+    /// Where `regs4` runs unforced, by dtype (see [`plan_reduce`]).
+    pub four_pack: fn(DType) -> FourPack,
     /// The two-pack register build beats the general one at any row count
     /// (see [`plan_reduce`]), not only in launches of one wave.
     pub regs_at_scale: bool,
@@ -70,7 +70,7 @@ impl ReduceKernels {
     }
 }
 
-/// `reduce_kernels!(kernels::SOFTMAX, "softmax"[, regs_at_scale][, r4: FourPack::Always])`:
+/// `reduce_kernels!(kernels::SOFTMAX, "softmax"[, regs_at_scale][, r4: |dtype| FourPack::Always])`:
 /// `r4` for an op with the four-pack build, and where it runs.
 macro_rules! reduce_kernels {
     ($module:path, $name:literal) => {
@@ -80,7 +80,7 @@ macro_rules! reduce_kernels {
         $crate::rowwise::reduce_kernels!(@build $module, $name, false, Some($crate::rowwise::row_kernels!($module, concat!($name, "_r4"))), $where)
     };
     ($module:path, $name:literal, $regs_at_scale:expr) => {
-        $crate::rowwise::reduce_kernels!(@build $module, $name, $regs_at_scale, None, $crate::rowwise::FourPack::None)
+        $crate::rowwise::reduce_kernels!(@build $module, $name, $regs_at_scale, None, |_| $crate::rowwise::FourPack::None)
     };
     (@build $module:path, $name:literal, $regs_at_scale:expr, $regs4:expr, $where:expr) => {
         $crate::rowwise::ReduceKernels {
@@ -98,11 +98,11 @@ macro_rules! reduce_kernels {
 pub enum FourPack {
     /// The op has none.
     None,
-    /// Only where it puts every row in one wave (layer_norm: its build
-    /// spills a few registers, and beyond one wave the general one ran
+    /// Only where it puts every row in one wave (layer_norm's 16-bit
+    /// builds, which spill 8-32 bytes: beyond one wave the general build ran
     /// level or ahead on the H100).
     OneWave,
-    /// On any rows it covers exactly (rms_norm).
+    /// On any rows it covers exactly (rms_norm; layer_norm on float32).
     Always,
 }
 
@@ -325,7 +325,7 @@ impl RowLaunch {
         let (dtype, device, vec, units) = row_units(x, ptrs, h)?;
         let info = cuda::device_info(device)?;
         let force = crate::overrides::get(crate::overrides::Knob::RowKernel);
-        let plan = plan_reduce(units, rows, info.sms as i64, info.threads_per_sm as i64, kernels.regs_at_scale, kernels.four_pack, force.as_deref())
+        let plan = plan_reduce(units, rows, info.sms as i64, info.threads_per_sm as i64, kernels.regs_at_scale, (kernels.four_pack)(dtype), force.as_deref())
             .map_err(|e| e.context(format_args!("myns::{}", x.op())))?;
         // The register builds take one row per block or warp, with no loop.
         let grid = (rows + plan.by - 1) / plan.by;

@@ -54,7 +54,7 @@ op! {
 
 pub(crate) const OPS: Ops = &[RmsNorm::spec, RmsNormBackward::spec];
 
-static KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::RMS_NORM, "rms_norm", r4: crate::rowwise::FourPack::Always);
+static KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::RMS_NORM, "rms_norm", r4: |_| crate::rowwise::FourPack::Always);
 static BACKWARD_KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::RMS_NORM, "rms_norm_backward");
 static COLUMN_SUM: DTypeKernels = crate::cuda::dtype_kernels!(crate::kernels::RMS_NORM, "rms_norm_column_sum");
 
