@@ -50,7 +50,7 @@ pub struct ReduceKernels {
     /// Four packs per thread in at most 32 registers (`<name>_r4_*`), for rows
     /// the threads cover exactly, where the op has that build (rms_norm, layer_norm).
     pub regs4: Option<RowKernels>,
-    /// Where `regs4` runs unforced, by dtype (see [`plan_reduce`]).
+    /// Where `regs4` runs, by dtype (see [`plan_reduce`]).
     pub four_pack: fn(DType) -> FourPack,
     /// The two-pack register build beats the general one at any row count
     /// (see [`plan_reduce`]), not only in launches of one wave.
@@ -80,7 +80,7 @@ macro_rules! reduce_kernels {
         $crate::rowwise::reduce_kernels!(@build $module, $name, false, Some($crate::rowwise::row_kernels!($module, concat!($name, "_r4"))), $where)
     };
     ($module:path, $name:literal, $regs_at_scale:expr) => {
-        $crate::rowwise::reduce_kernels!(@build $module, $name, $regs_at_scale, None, |_| $crate::rowwise::FourPack::None)
+        $crate::rowwise::reduce_kernels!(@build $module, $name, $regs_at_scale, None, |_| $crate::rowwise::FourPack::Forced)
     };
     (@build $module:path, $name:literal, $regs_at_scale:expr, $regs4:expr, $where:expr) => {
         $crate::rowwise::ReduceKernels {
@@ -93,11 +93,11 @@ macro_rules! reduce_kernels {
     };
 }
 
-/// Where an op's four-pack build runs when not forced.
+/// Where an op's four-pack build runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FourPack {
-    /// The op has none.
-    None,
+    /// Only when forced (`MYNS_ROW_KERNEL=r4`).
+    Forced,
     /// Only where it puts every row in one wave (layer_norm's 16-bit
     /// builds, which spill 8-32 bytes: beyond one wave the general build ran
     /// level or ahead on the H100).
@@ -190,9 +190,9 @@ fn general_shape(units: i64, rows: i64, sms: i64, layout: Rows) -> (i64, i64) {
 /// - else the general build.
 ///
 /// `force`: `MYNS_ROW_KERNEL` (see `forced_plan`).
-pub fn plan_reduce(units: i64, rows: i64, sms: i64, threads_per_sm: i64, regs_at_scale: bool, r4: FourPack, force: Option<&str>) -> Result<ReducePlan> {
+pub fn plan_reduce(units: i64, rows: i64, sms: i64, threads_per_sm: i64, regs_at_scale: bool, r4: Option<FourPack>, force: Option<&str>) -> Result<ReducePlan> {
     if let Some(f) = force {
-        return forced_plan(f, units, rows, sms, r4 != FourPack::None);
+        return forced_plan(f, units, rows, sms, r4.is_some());
     }
     let resident = sms * threads_per_sm;
     // A warp per row: 8 rows per block, or one when rows are few enough to
@@ -214,7 +214,7 @@ pub fn plan_reduce(units: i64, rows: i64, sms: i64, threads_per_sm: i64, regs_at
         regs(1)
     } else if one_wave(2) {
         regs(2)
-    } else if covers_exactly(units, 4) && (r4 == FourPack::Always || (r4 == FourPack::OneWave && one_wave(4))) {
+    } else if covers_exactly(units, 4) && (r4 == Some(FourPack::Always) || (r4 == Some(FourPack::OneWave) && one_wave(4))) {
         regs(4)
     } else if regs_at_scale && units <= 2 * REGS_MAX_THREADS {
         regs(2)
@@ -325,7 +325,7 @@ impl RowLaunch {
         let (dtype, device, vec, units) = row_units(x, ptrs, h)?;
         let info = cuda::device_info(device)?;
         let force = crate::overrides::get(crate::overrides::Knob::RowKernel);
-        let plan = plan_reduce(units, rows, info.sms as i64, info.threads_per_sm as i64, kernels.regs_at_scale, (kernels.four_pack)(dtype), force.as_deref())
+        let plan = plan_reduce(units, rows, info.sms as i64, info.threads_per_sm as i64, kernels.regs_at_scale, kernels.regs4.as_ref().map(|_| (kernels.four_pack)(dtype)), force.as_deref())
             .map_err(|e| e.context(format_args!("myns::{}", x.op())))?;
         // The register builds take one row per block or warp, with no loop.
         let grid = (rows + plan.by - 1) / plan.by;
@@ -399,7 +399,7 @@ mod tests {
 
     // An H100: 132 SMs of 2048 threads.
     fn plan(units: i64, rows: i64, force: Option<&str>) -> Result<ReducePlan> {
-        plan_reduce(units, rows, 132, 2048, false, FourPack::None, force)
+        plan_reduce(units, rows, 132, 2048, false, None, force)
     }
 
     fn p(regs: Option<i64>, bx: i64, by: i64) -> ReducePlan {
@@ -438,19 +438,19 @@ mod tests {
 
     #[test]
     fn ops_whose_register_build_wins_at_scale_keep_it() {
-        let at_scale = |units, rows| plan_reduce(units, rows, 132, 2048, true, FourPack::None, None).unwrap();
+        let at_scale = |units, rows| plan_reduce(units, rows, 132, 2048, true, None, None).unwrap();
         assert_eq!(at_scale(1024, 1024), p(Some(2), 512, 1)); // softmax 1024 x 8192 bf16
         assert_eq!(at_scale(1024, 16384), p(Some(2), 512, 1));
         assert_eq!(at_scale(2048, 1024), p(Some(2), 1024, 1)); // 1024 x 16384 bf16
         assert_eq!(at_scale(2049, 1024), p(None, 512, 1)); // beyond 2 packs x 1024 threads
         assert_eq!(at_scale(1000, 5), p(Some(1), 1024, 1)); // one wave: unchanged
         assert_eq!(at_scale(256, 1024), p(Some(2), 128, 1));
-        assert_eq!(plan_reduce(1024, 1024, 132, 2048, true, FourPack::None, Some("general")).unwrap(), p(None, 256, 1)); // forcing wins
+        assert_eq!(plan_reduce(1024, 1024, 132, 2048, true, None, Some("general")).unwrap(), p(None, 256, 1)); // forcing wins
     }
 
     #[test]
     fn ops_with_the_four_pack_build_take_it_for_long_rows_covered_exactly() {
-        let r4 = |units, rows, force| plan_reduce(units, rows, 132, 2048, false, FourPack::Always, force);
+        let r4 = |units, rows, force| plan_reduce(units, rows, 132, 2048, false, Some(FourPack::Always), force);
         assert_eq!(r4(1024, 1024, None).unwrap(), p(Some(4), 256, 1)); // rms_norm 1024 x 8192 bf16: one wave
         assert_eq!(r4(2048, 16384, None).unwrap(), p(Some(4), 512, 1));
         assert_eq!(r4(2048, 1, None).unwrap(), p(Some(2), 1024, 1)); // one wave at two packs
@@ -469,12 +469,15 @@ mod tests {
 
     #[test]
     fn a_one_wave_four_pack_build_runs_only_in_one_wave() {
-        let r4 = |units, rows, force| plan_reduce(units, rows, 132, 2048, false, FourPack::OneWave, force);
+        let r4 = |units, rows, force| plan_reduce(units, rows, 132, 2048, false, Some(FourPack::OneWave), force);
         assert_eq!(r4(1024, 1024, None).unwrap(), p(Some(4), 256, 1)); // layer_norm 1024 x 8192 bf16: 1024 x 256 threads fit
         assert_eq!(r4(2048, 512, None).unwrap(), p(Some(4), 512, 1)); // 512 x 8192 f32
         assert_eq!(r4(1024, 2048, None).unwrap(), p(None, 256, 1)); // 2048 rows: two waves either way
         assert_eq!(r4(2048, 1024, None).unwrap(), p(None, 512, 1)); // 1024 x 8192 f32
         assert_eq!(r4(1024, 2048, Some("r4")).unwrap(), p(Some(4), 256, 1)); // forcing still runs it
+        let forced_only = |units, rows, force| plan_reduce(units, rows, 132, 2048, false, Some(FourPack::Forced), force);
+        assert_eq!(forced_only(1024, 1024, None).unwrap(), p(None, 256, 1)); // layer_norm float64: the general build
+        assert_eq!(forced_only(1024, 1024, Some("r4")).unwrap(), p(Some(4), 256, 1));
     }
 
     #[test]

@@ -55,10 +55,15 @@ pub(crate) const OPS: Ops = &[LayerNorm::spec, LayerNormBackward::spec];
 
 // The four-pack build holds float32 rows in 32 registers without spilling
 // and beat the general build at every row count measured (H100, 512 x 8192
-// to 4096 x 4096: 1.03-1.15x); its 16-bit and float64 forms spill, and won
+// to 4096 x 4096: 1.03-1.15x); its 16-bit forms spill a little, and won
 // only in one wave (1024 x 8192 bf16 16.3 -> 14.6 us; 2048 x 8192 f16 26.4
-// -> 28.7 us two waves).
-static KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::LAYER_NORM, "layer_norm", r4: |dtype| if dtype == DType::F32 { FourPack::Always } else { FourPack::OneWave });
+// -> 28.7 us two waves). float64's spills more and was not measured: it
+// keeps the general build unless forced.
+static KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::LAYER_NORM, "layer_norm", r4: |dtype| match dtype {
+    DType::F32 => FourPack::Always,
+    DType::F64 => FourPack::Forced,
+    _ => FourPack::OneWave,
+});
 static BACKWARD_KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::LAYER_NORM, "layer_norm_backward");
 static COLUMN_SUM: DTypeKernels = crate::cuda::dtype_kernels!(crate::kernels::LAYER_NORM, "layer_norm_column_sum");
 
