@@ -145,21 +145,10 @@ __device__ void layer_norm_regs_impl(const T* __restrict__ x, const T* __restric
 // held across the two reductions, and 2048 threads per SM put 1024 rows of
 // 1024 packs (8192 bfloat16) in one wave, where the general build takes
 // two. To stay in 32 registers each pass reads its elements again through
-// volatile instructions (`elem<true>`; the compiler would otherwise keep
+// volatile instructions (`pack_acc<true>`; the compiler would otherwise keep
 // the first pass's values, or x - mean, live across a reduction), w and b
 // are read (from cache) where they are used, and y is written over x.
 // For rows the threads cover exactly (rowwise::plan_reduce picks it for no other).
-template <bool Again, typename T, int N>
-__device__ __forceinline__ typename Acc<T>::type elem(const Pack<T, N>& p, int k) {
-  if constexpr (Again && std::is_same_v<T, float>) {
-    float v;
-    asm volatile("mov.b32 %0, %1;" : "=f"(v) : "f"(p.v[k]));
-    return v;
-  } else {
-    return myns::pack_acc<Again>(p, k);
-  }
-}
-
 template <typename T, int N>
 __device__ void layer_norm_r4_impl(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ b,
                                    T* __restrict__ y, int64_t rows, int64_t H, double eps) {
@@ -182,7 +171,7 @@ __device__ void layer_norm_r4_impl(const T* __restrict__ x, const T* __restrict_
 #pragma unroll
   for (int c = 0; c < C; ++c) {
 #pragma unroll
-    for (int k = 0; k < N; ++k) { const A d = elem<true>(xs[c], k) - mean; sq += d * d; }
+    for (int k = 0; k < N; ++k) { const A d = myns::pack_acc<true>(xs[c], k) - mean; sq += d * d; }
   }
   const A rstd = rsqrt(myns::row_sum(sq) / A(H) + A(eps));
   const P* wp = reinterpret_cast<const P*>(w);
@@ -198,7 +187,7 @@ __device__ void layer_norm_r4_impl(const T* __restrict__ x, const T* __restrict_
     // half is left as it was.
 #pragma unroll
     for (int k = 0; k < N; ++k) {
-      A v = (elem<true>(xs[c], k) - mean) * rstd;
+      A v = (myns::pack_acc<true>(xs[c], k) - mean) * rstd;
       if (w) v *= to_acc(q.v[k]);
       if (b) v += to_acc(o.v[k]);
       xs[c].v[k] = from_acc<T>(v);

@@ -118,7 +118,7 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
   } while (!done);
 }
 
-// Launched as a programmatic dependent (src/cuda.rs `launch_after`): the
+// Launched as a programmatic dependent (src/cuda.rs `LaunchOpts::after_previous`): the
 // block may start while the stream's previous kernel finishes, and waits
 // here until that kernel has completed and its writes are visible.
 __device__ __forceinline__ void wait_previous_grid() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }

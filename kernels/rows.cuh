@@ -106,7 +106,9 @@ __device__ __forceinline__ double fast_rcp(double x) { return 1.0 / x; }
 // most 32 registers) convert an element again in each pass over the row
 // instead of keeping 32 floats live across a reduction, which spilled;
 // reading the words also keeps the loaded packs in 16 registers (nvcc split
-// them into 32 16-bit ones).
+// them into 32 16-bit ones). A float is read again through a move: without
+// it the compiler kept layer_norm's x - mean live across a reduction (44
+// bytes spilled).
 template <bool Again, typename T, int N>
 __device__ __forceinline__ typename Acc<T>::type pack_acc(const Pack<T, N>& p, int k) {
   if constexpr (sizeof(T) == 2 && N % 2 == 0) {  // whole words (not the 2-byte pack of the scalar builds)
@@ -131,6 +133,10 @@ __device__ __forceinline__ typename Acc<T>::type pack_acc(const Pack<T, N>& p, i
       asm("{ .reg .f16 lo, hi; mov.b32 {lo, hi}, %1; cvt.f32.f16 %0, lo; }" : "=r"(bits) : "r"(word));
     }
     return __uint_as_float(bits);
+  } else if constexpr (Again && std::is_same_v<T, float>) {
+    float v;
+    asm volatile("mov.b32 %0, %1;" : "=f"(v) : "f"(p.v[k]));
+    return v;
   } else {
     return to_acc(p.v[k]);
   }

@@ -48,10 +48,9 @@ pub struct ReduceKernels {
     /// packs per thread, every load issued before the reduction.
     pub regs: [RowKernels; 2],
     /// Four packs per thread in at most 32 registers (`<name>_r4_*`), for rows
-    /// the threads cover exactly, where the op has that build (rms_norm, layer_norm).
-    pub regs4: Option<RowKernels>,
-    /// Where `regs4` runs, by dtype (see [`plan_reduce`]).
-    pub four_pack: fn(DType) -> FourPack,
+    /// the threads cover exactly, where the op has that build (rms_norm,
+    /// layer_norm), with where it runs by dtype (see [`plan_reduce`]).
+    pub regs4: Option<(RowKernels, fn(DType) -> FourPack)>,
     /// The two-pack register build beats the general one at any row count
     /// (see [`plan_reduce`]), not only in launches of one wave.
     pub regs_at_scale: bool,
@@ -64,7 +63,7 @@ impl ReduceKernels {
         match regs {
             None => Some(&self.general),
             Some(c @ (1 | 2)) => Some(&self.regs[c as usize - 1]),
-            Some(4) => self.regs4.as_ref(),
+            Some(4) => self.regs4.as_ref().map(|(k, _)| k),
             Some(_) => None,
         }
     }
@@ -77,17 +76,16 @@ macro_rules! reduce_kernels {
         $crate::rowwise::reduce_kernels!($module, $name, false)
     };
     ($module:path, $name:literal, r4: $where:expr) => {
-        $crate::rowwise::reduce_kernels!(@build $module, $name, false, Some($crate::rowwise::row_kernels!($module, concat!($name, "_r4"))), $where)
+        $crate::rowwise::reduce_kernels!(@build $module, $name, false, Some(($crate::rowwise::row_kernels!($module, concat!($name, "_r4")), $where)))
     };
     ($module:path, $name:literal, $regs_at_scale:expr) => {
-        $crate::rowwise::reduce_kernels!(@build $module, $name, $regs_at_scale, None, |_| $crate::rowwise::FourPack::Forced)
+        $crate::rowwise::reduce_kernels!(@build $module, $name, $regs_at_scale, None)
     };
-    (@build $module:path, $name:literal, $regs_at_scale:expr, $regs4:expr, $where:expr) => {
+    (@build $module:path, $name:literal, $regs_at_scale:expr, $regs4:expr) => {
         $crate::rowwise::ReduceKernels {
             general: $crate::rowwise::row_kernels!($module, $name),
             regs: [$crate::rowwise::row_kernels!($module, concat!($name, "_r1")), $crate::rowwise::row_kernels!($module, concat!($name, "_r2"))],
             regs4: $regs4,
-            four_pack: $where,
             regs_at_scale: $regs_at_scale,
         }
     };
@@ -325,7 +323,7 @@ impl RowLaunch {
         let (dtype, device, vec, units) = row_units(x, ptrs, h)?;
         let info = cuda::device_info(device)?;
         let force = crate::overrides::get(crate::overrides::Knob::RowKernel);
-        let plan = plan_reduce(units, rows, info.sms as i64, info.threads_per_sm as i64, kernels.regs_at_scale, kernels.regs4.as_ref().map(|_| (kernels.four_pack)(dtype)), force.as_deref())
+        let plan = plan_reduce(units, rows, info.sms as i64, info.threads_per_sm as i64, kernels.regs_at_scale, kernels.regs4.as_ref().map(|(_, runs)| runs(dtype)), force.as_deref())
             .map_err(|e| e.context(format_args!("myns::{}", x.op())))?;
         // The register builds take one row per block or warp, with no loop.
         let grid = (rows + plan.by - 1) / plan.by;
