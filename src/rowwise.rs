@@ -50,7 +50,7 @@ pub struct ReduceKernels {
     /// Four packs per thread in at most 32 registers (`<name>_r4_*`), for rows
     /// the threads cover exactly, where the op has that build (rms_norm,
     /// layer_norm), with where it runs by dtype (see [`plan_reduce`]).
-    pub regs4: Option<(RowKernels, fn(DType) -> FourPack)>,
+    pub regs4: Option<(RowKernels, FourPackRule)>,
     /// The two-pack register build beats the general one at any row count
     /// (see [`plan_reduce`]), not only in launches of one wave.
     pub regs_at_scale: bool,
@@ -90,6 +90,9 @@ macro_rules! reduce_kernels {
         }
     };
 }
+
+/// Where an op's four-pack build runs, by dtype.
+pub type FourPackRule = fn(DType) -> FourPack;
 
 /// Where an op's four-pack build runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
