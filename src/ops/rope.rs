@@ -105,7 +105,7 @@ struct RopeParams {
     xs: [[i64; 4]; 2],
     os: [[i64; 4]; 2],
     cs: [i64; 3],
-    lanes: i64,
+    groups: i64,
 }
 
 fn strides4(t: &Tensor) -> [i64; 4] {
@@ -138,7 +138,7 @@ fn cuda(a: &Rope, cx: &Cuda) -> Result<(Tensor, Tensor)> {
         xs: [strides4(&q), strides4(&k)],
         os: [strides4(&oq), strides4(&ok)],
         cs: [cb, dim, 1],
-        lanes: 0, // set with the block shape below
+        groups: 0, // set with the launch shape below
     };
     // 16-byte packs when every row starts 16-byte aligned, the last strides
     // are 1 and each half-row is whole packs.
@@ -151,24 +151,29 @@ fn cuda(a: &Rope, cx: &Cuda) -> Result<(Tensor, Tensor)> {
         && aligned(p.sin, &p.cs);
     let (kernels, n): (&crate::cuda::DTypeKernels, i64) = if vec { (&KERNELS, n) } else { (&SCALAR_KERNELS, 1) };
     let f: &Kernel = kernels.get(dtype);
-    // Threads x over a row's pairs, threads y over `lanes` heads of each of
-    // the block's tokens (kernels/rope.cu).
+    // One thread per (token, head, pack of the first half): threads x over
+    // a row's packs, y over a group of heads, z over tokens; blocks count
+    // (token group, head group), the head group fastest (kernels/rope.cu).
+    // Heads split evenly into groups of at most 256 / x threads (40 heads as
+    // two of 20, not 32 and 8); few heads take several tokens a block.
     let pairs = dim / 2 / n;
     let bx = pairs.min(256);
-    // Each lane takes its heads one at a time (kernels/rope.cu), spread
-    // evenly over the lanes (40 heads as 20 lanes of two, not 32 lanes
-    // with 8 of them doing a second pass).
-    let heads = sq[1] + sk[1];
     let most = (256 / bx).max(1);
-    let rounds = (heads + most - 1) / most;
-    let lanes = (heads + rounds - 1) / rounds;
-    let per_block = (most / lanes).max(1);
-    p.lanes = lanes;
-    let by = lanes * per_block;
+    let heads = sq[1] + sk[1];
+    let groups = (heads + most - 1) / most;
+    let by = (heads + groups - 1) / groups;
+    let bz = (most / by).clamp(1, 64);
     let tokens = batch * seq;
-    let grid = (((pairs + bx - 1) / bx) as u32, ((tokens + per_block - 1) / per_block).min(65_535) as u32, 1);
+    p.groups = groups;
+    let blocks = (tokens + bz - 1) / bz * groups;
+    let packs = (pairs + bx - 1) / bx;
+    // The kernel's index arithmetic is 32-bit.
+    let limit = i32::MAX as i64;
+    if packs > 65_535 || tokens > limit || heads > limit || blocks > limit {
+        return Err(a.q.error(format!("is too large for the CUDA kernel's 32-bit indexing: {tokens} tokens x {heads} heads of width {dim}")));
+    }
     let mut params = [cuda::arg(&p)];
-    cuda::launch(f.function(cx.device)?, grid, (bx as u32, by as u32, 1), 0, cx.stream, &mut params)?;
+    cuda::launch(f.function(cx.device)?, (blocks as u32, packs as u32, 1), (bx as u32, by as u32, bz as u32), 0, cx.stream, &mut params)?;
     Ok((oq, ok))
 }
 

@@ -71,11 +71,14 @@ def apply_rotary_pos_emb(q, k, cos, sin):
     return hf(q, k, cos, sin)
 
 
-# The kernel's lanes take heads two at a time: (2, 3, 2, 5, 8) and
-# (1, 290, 9, 3, 2) have an odd head count (a lane with one head);
-# (1, 600, 13, 2, 2) more heads than two per lane of a block (two passes).
+# The CUDA kernel's blocks (src/ops/rope.rs) take heads in even groups of at
+# most 256 / (threads per row) and, with few heads, several tokens each:
+# (2, 3, 1, 5, 8) one block of 64 token slots for 10 tokens; (1, 290, 9, 3,
+# 2) two groups, the last one short; (1, 600, 13, 2, 2) three. Rows of more
+# than 256 packs take several blocks: (1, 2, 1, 3, 1030) on the strided path
+# (515 pairs), (1, 1, 1, 2, 4112) on the 16-byte one.
 @pytest.mark.parametrize("dims", [(2, 3, 1, 5, 8), (1, 32, 8, 17, 128), (3, 4, 4, 1, 64), (2, 2, 2, 3, 6), (2, 3, 2, 5, 8),
-                                  (1, 290, 9, 3, 2), (1, 600, 13, 2, 2)], ids=str)
+                                  (1, 290, 9, 3, 2), (1, 600, 13, 2, 2), (1, 2, 1, 3, 1030), (1, 1, 1, 2, 4112)], ids=str)
 def test_rope(dims, dtype, device):
     b, hq, hk, s, d = dims
     q, k, cos, sin = rope_args(dtype, device, b, hq, hk, s, d)
