@@ -56,12 +56,15 @@ pub(crate) const OPS: Ops = &[LayerNorm::spec, LayerNormBackward::spec];
 // The four-pack build holds float32 rows in 32 registers without spilling
 // and beat the general build at every row count measured (H100, 512 x 8192
 // to 4096 x 4096: 1.03-1.15x); its 16-bit forms spill a little, and won
-// only in one wave (1024 x 8192 bf16 16.3 -> 14.6 us; 2048 x 8192 f16 26.4
-// -> 28.7 us two waves). float64's spills more and was not measured: it
-// keeps the general build unless forced.
+// in one wave (1024 x 8192 bf16 16.3 -> 14.6 us; 2048 x 8192 f16 26.4 ->
+// 28.7 us two waves) and, in bfloat16, on rows of 16384 (1.30-1.36x at
+// 1024 to 8192 rows, where float16's general build, in 64 registers
+// against bfloat16's 80, ran 1.14x the four-pack one). float64's spills
+// more and was not measured: it keeps the general build unless forced.
 static KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::LAYER_NORM, "layer_norm", r4: |dtype| match dtype {
     DType::F32 => FourPack::Always,
     DType::F64 => FourPack::Forced,
+    DType::BF16 => FourPack::OneWaveOrWide,
     _ => FourPack::OneWave,
 });
 static BACKWARD_KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::LAYER_NORM, "layer_norm_backward");

@@ -161,7 +161,7 @@ def forced_rows(build):
 # The four-pack build (`regs4` in src/rowwise.rs), which only rms_norm and
 # layer_norm have, forced on them alone.
 FOUR_PACK_BUILDS = ["r4"]
-FOUR_PACK_SHAPES = [(13, 1024), (5, 3, 2048), (3, 4096)]
+FOUR_PACK_SHAPES = [(13, 1024), (5, 3, 2048), (3, 4096), (2, 16384), (2, 32768)]  # up to 1024 threads a row
 
 
 def four_pack_paths():
@@ -171,15 +171,16 @@ def four_pack_paths():
 
 def check_four_pack_path(build, dtype, shape, with_opcheck=True, device="cuda", ref_device=None):
     """rms_norm and layer_norm (with both parameters, neither, and the bias
-    alone) under the forced four-pack build, on 16-byte packs and one element
-    off alignment (single elements). Returns the number of checked calls."""
+    alone) under the forced four-pack build, on 16-byte packs and, where the
+    build holds the row as single elements (at most 4096), one element off
+    alignment. Returns the number of checked calls."""
     what = f"{build} {str(dtype).removeprefix('torch.')} {shape}"
     checked = 0
     with forced_rows(build):
         x, w = norm_input(shape, dtype, device, 2.0), torch.randn(shape[-1], dtype=dtype, device=device)
         b = torch.randn(shape[-1], dtype=dtype, device=device)
         off = norm_input((x.numel() + 1,), dtype, device, 2.0)[1:].view(shape)
-        for xi, how in [(x, ""), (off, ", unaligned")]:
+        for xi, how in [(x, ""), (off, ", unaligned")][: 2 if shape[-1] <= 4 * 1024 else 1]:
             check_op("rms_norm", [xi, w, 1e-6], what=f"rms_norm {what}{how}", ref_device=ref_device)
             for params, name in [((w, b), ""), ((None, None), " (no parameters)"), ((None, b), " (bias only)")]:
                 check_op("layer_norm", [xi, *params, 1e-5], what=f"layer_norm{name} {what}{how}", ref_device=ref_device)
