@@ -130,6 +130,10 @@ ROW_DTYPES = [F32, BF16, F16, F64]
 ROW_SHAPES = [(13, 1000), (13, 1001), (37, 120), (13, 62), (37, 63), (5, 3, 248)]
 
 
+# The four-pack build's longest row: 1024 threads of four packs (src/rowwise.rs).
+R4_MAX_UNITS = 4096
+
+
 def build_covers(build, shape, dtype) -> bool:
     """Whether a forced build can hold a row of this shape (else the op must refuse)."""
     es = torch.tensor([], dtype=dtype).element_size()
@@ -139,7 +143,7 @@ def build_covers(build, shape, dtype) -> bool:
     units = shape[-1] // pack
     if regs == 4:  # rows covered exactly: whole warps of four packs, at most 1024 threads
         threads = int(parts[1]) if len(parts) > 1 else units // 4
-        return units % 128 == 0 and units <= 4096 and threads * 4 == units
+        return units % 128 == 0 and units <= R4_MAX_UNITS and threads * 4 == units
     threads = int(parts[1]) if len(parts) > 1 else 1024
     return regs is None or threads * regs >= units
 
@@ -172,15 +176,17 @@ def four_pack_paths():
 def check_four_pack_path(build, dtype, shape, with_opcheck=True, device="cuda", ref_device=None):
     """rms_norm and layer_norm (with both parameters, neither, and the bias
     alone) under the forced four-pack build, on 16-byte packs and, where the
-    build holds the row as single elements (at most 4096), one element off
-    alignment. Returns the number of checked calls."""
+    build holds the row as single elements (at most R4_MAX_UNITS), one
+    element off alignment. Returns the number of checked calls."""
     what = f"{build} {str(dtype).removeprefix('torch.')} {shape}"
     checked = 0
     with forced_rows(build):
         x, w = norm_input(shape, dtype, device, 2.0), torch.randn(shape[-1], dtype=dtype, device=device)
         b = torch.randn(shape[-1], dtype=dtype, device=device)
-        off = norm_input((x.numel() + 1,), dtype, device, 2.0)[1:].view(shape)
-        for xi, how in [(x, ""), (off, ", unaligned")][: 2 if shape[-1] <= 4 * 1024 else 1]:
+        inputs = [(x, "")]
+        if shape[-1] <= R4_MAX_UNITS:  # one element off, the row is that many single elements
+            inputs.append((norm_input((x.numel() + 1,), dtype, device, 2.0)[1:].view(shape), ", unaligned"))
+        for xi, how in inputs:
             check_op("rms_norm", [xi, w, 1e-6], what=f"rms_norm {what}{how}", ref_device=ref_device)
             for params, name in [((w, b), ""), ((None, None), " (no parameters)"), ((None, b), " (bias only)")]:
                 check_op("layer_norm", [xi, *params, 1e-5], what=f"layer_norm{name} {what}{how}", ref_device=ref_device)
