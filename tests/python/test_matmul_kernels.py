@@ -143,6 +143,8 @@ def make(rows, cols, dtype, layout, device="cuda"):
        not a whole number of 16 bytes when cols is odd) and a storage offset
        of one element;
     v: a transposed view of such storage;
+    w: row-major with rows exactly `cols` long from an aligned start (what
+       torch.randn gives: an odd K or N leaves every other row off 16 bytes);
     s: every second element of every second row (no unit stride)."""
     if layout in "tv":
         return make(cols, rows, dtype, "n" if layout == "t" else "u", device).t()
@@ -151,6 +153,8 @@ def make(rows, cols, dtype, layout, device="cuda"):
         return torch.randn(rows, width, dtype=dtype, device=device)[:, :cols]
     if layout == "u":
         return torch.randn(rows * cols + 1, dtype=dtype, device=device)[1:].view(rows, cols)
+    if layout == "w":
+        return torch.randn(rows, cols, dtype=dtype, device=device)
     return torch.randn(2 * rows, 2 * cols + 1, dtype=dtype, device=device)[::2, 1::2]
 
 
@@ -179,8 +183,10 @@ SHAPES = [
     (300, 200, 9),
     (1, 1031, 263),
     (1000, 72, 1003),
+    (136, 1001, 130),  # K odd, M a multiple of 8
+    (64, 63, 200),     # ... K inside one k-tile
 ]
-LAYOUTS = ["nn", "nt", "tn", "tt", "uu", "uv", "vu", "sn", "ns"]
+LAYOUTS = ["nn", "nt", "tn", "tt", "uu", "uv", "vu", "sn", "ns", "wn", "wt", "wu"]
 # Variants that force the Hopper kernels (wgmma/TMA/mbarrier, clusters): a
 # broken barrier protocol there hangs the GPU rather than failing, so these
 # run in one child process with a time limit.
@@ -239,23 +245,26 @@ def acc_sweep(kind):
 
 def make3(bsz, rows, cols, dtype, layout):
     """A [bsz, rows, cols] operand: n padded rows, t transposed view, u rows
-    exactly `cols` long from a one-element offset."""
+    exactly `cols` long from a one-element offset, w the same from an
+    aligned start."""
     if layout == "t":
         return make3(bsz, cols, rows, dtype, "n").transpose(1, 2)
     if layout == "u":
         return torch.randn(bsz * rows * cols + 1, dtype=dtype, device="cuda")[1:].view(bsz, rows, cols)
+    if layout == "w":
+        return torch.randn(bsz, rows, cols, dtype=dtype, device="cuda")
     width = -(-cols // 8) * 8
     return torch.randn(bsz, rows, width, dtype=dtype, device="cuda")[:, :, :cols]
 
 
-BMM_SHAPES = [(3, 129, 72, 257), (2, 1, 300, 130), (5, 33, 17, 9), (1, 200, 64, 256), (3, 130, 1100, 260), (40, 16, 24, 20)]
+BMM_SHAPES = [(3, 129, 72, 257), (2, 1, 300, 130), (5, 33, 17, 9), (1, 200, 64, 256), (3, 130, 1100, 260), (40, 16, 24, 20), (2, 136, 1001, 72)]
 
 
 def bmm_sweep(kind):
     dtype = DT[kind]
     torch.manual_seed(zlib.crc32(kind.encode()) + 1)
     for bsz, m, k, n in BMM_SHAPES:
-        for lay in ["nn", "nt", "tn", "tt", "uu"]:
+        for lay in ["nn", "nt", "tn", "tt", "uu", "wn", "wt"]:
             a, b = make3(bsz, m, k, dtype, lay[0]), make3(bsz, k, n, dtype, lay[1])
             poison(bsz * m * n, dtype)
             out = torch.ops.myns.bmm(a, b)
@@ -379,6 +388,8 @@ def edge_cases(dtype):
     yield r(300, 129)[:, 1:], r(128, 77).t().contiguous().t()  # an odd offset, then a column-major b
     yield r(100, 3, 50)[:, 1, :], r(50, 2, 60)[:, 0, :]  # row strides of 150 and 120
     yield r(513, 4095), r(4095, 257)                   # K not a multiple of 8
+    yield r(520, 4095), r(4095, 257)                   # ... M a multiple of 8
+    yield r(256, 1001)[:, :999], r(999, 300)           # ... rows longer than K (a pitch of 1001)
     yield r(257, 1024), r(1024, 1001)                  # N not a multiple of 8
     yield r(16, 4095), r(3000 * 4095 + 1)[1:].view(3000, 4095).t()  # skinny, K-major weights, odd rows and start
     yield r(3, 1000), r(1000, 32001)                   # decode against an odd-width LM head
@@ -429,7 +440,7 @@ def test_large_and_llm_shapes(kind, kernel_override):
     try:
         dtype = DT[kind]
         torch.manual_seed(3)
-        for m, k, n in [(1, 4096, 14336), (16, 14336, 4096), (128, 4096, 4096), (64, 4096, 4096), (2048, 2048, 2048), (4100, 1000, 4000), (1000, 4096, 4088), (1000, 4095, 2048)]:
+        for m, k, n in [(1, 4096, 14336), (16, 14336, 4096), (128, 4096, 4096), (64, 4096, 4096), (2048, 2048, 2048), (4100, 1000, 4000), (1000, 4096, 4088), (1000, 4095, 2048), (512, 32001, 256)]:
             a = torch.randn(m, k, dtype=dtype, device="cuda")
             b = torch.randn(k, n, dtype=dtype, device="cuda")
             poison(m * n, dtype)
