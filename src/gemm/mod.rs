@@ -13,7 +13,8 @@
 //!   Hopper kernel on operands rounded to TF32 first: see
 //!   `sm90::try_tf32`; else mma.sync m16n8k8), else a register-blocked
 //!   CUDA-core kernel (kernels/matmul_simt.cu);
-//! - float64, and K = 0: the generic strided kernel (kernels/matmul.cu).
+//! - float64, K = 0, and products too small for any set-up to pay
+//!   (`plan::tiny`): the generic strided kernel (kernels/matmul.cu).
 //!
 //! Operands whose rows are not 16-byte aligned, or that have no unit stride,
 //! are first staged through aligned copies (`pack`), so every shape and
@@ -211,7 +212,8 @@ fn run(p: &Problem, dtype: DType, tf32: bool, accumulate: bool, force: &Force, d
     let mut q = GemmParams::of(p);
     q.beta = accumulate as i64;
     let force = force.clone();
-    if dtype == DType::F64 || p.k == 0 || force == Force::Generic {
+    let tiny = matches!(force, Force::Auto { .. }) && plan::tiny(p.m, p.n, p.k, p.batch, dtype.size() as i64);
+    if dtype == DType::F64 || p.k == 0 || force == Force::Generic || tiny {
         return launch_generic(&q, dtype, device, stream);
     }
     let info = cuda::device_info(device)?;

@@ -458,6 +458,25 @@ pub(crate) struct SkinnyPlan {
     pub mt: i64,
 }
 
+/// Whether a product is small enough for the generic kernel
+/// (kernels/matmul.cu: a thread per output, 16 of K per step, no set-up) to
+/// finish first. On the H100, in graphs of 100 calls
+/// (bench/explore/tiny-matmul-h100.txt), it takes 1.7 µs plus 0.36 per 16
+/// of K at up to 65536 outputs, where every other kernel takes 2.8 µs
+/// (16-bit) or 4.5 µs (float32) at least: 16 x 16 x 16 float32 ran in 1.7
+/// µs against 4.6 (skinny) and cuBLAS's 2.1. The limits are the measured
+/// wins: K up to 128 in float32, 64 in 16-bit types up to 16384 outputs
+/// (128 x 64 x 128 bfloat16: 2.85 against 2.92), 16 up to 65536.
+pub(crate) fn tiny(m: i64, n: i64, k: i64, batch: i64, elem: i64) -> bool {
+    let outputs = m.saturating_mul(n).saturating_mul(batch);
+    let max_k = match (elem, outputs) {
+        (4, _) => 128,
+        (_, 0..=16_384) => 64,
+        _ => 16,
+    };
+    outputs <= 65_536 && k <= max_k
+}
+
 /// The skinny kernel for `m <= 16` rows: the smallest cluster size that
 /// brings the blocks (64-column strips, per batch, times the cluster) to
 /// 0.9 per SM, keeping at least 64 of K per warp (512 per block); else the
@@ -699,6 +718,15 @@ mod tests {
         assert_eq!(wg_reg(2048, 2048, 2048, 1, SMS).tile.bn, 256);
         assert_eq!(wg_reg(4096, 4096, 4096, 1, SMS).tile.bn, 256);
         assert_eq!(wg_reg(8192, 8192, 8192, 1, SMS).tile.bn, 256);
+    }
+
+    #[test]
+    fn tiny_products_take_the_generic_kernel() {
+        assert!(tiny(16, 16, 16, 1, 4) && tiny(128, 128, 128, 4, 4) && tiny(1, 64, 64, 1, 4));
+        assert!(!tiny(16, 16, 256, 1, 4) && !tiny(512, 256, 16, 1, 4));
+        assert!(tiny(16, 16, 16, 1, 2) && tiny(128, 128, 64, 1, 2) && tiny(128, 128, 16, 4, 2));
+        assert!(!tiny(128, 128, 64, 4, 2) && !tiny(64, 64, 128, 1, 2) && !tiny(1, 4096, 4096, 1, 2));
+        assert!(!tiny(i64::MAX, 2, 1, 1, 2));
     }
 
     #[test]
