@@ -1,48 +1,41 @@
 """Tiny products in CUDA graphs (the overhead report's `matmul 16x16 @ 16x16
 float32`: 4.6 against aten's 2.2 device µs per op at 4fe35e7): device µs per
-op in a graph of 100 calls, per forced variant beside torch.matmul, and the
-kernels one automatic call queues (torch.profiler).
+op in a graph of 100 calls (bench/common.py `graph_times`), per forced
+variant beside torch.matmul, and the kernels one automatic call queues
+(torch.profiler).
 
     python bench/explore/tiny_matmul.py          # forced variants on 7 shapes, with the kernels
     python bench/explore/tiny_matmul.py --grid   # auto / generic / torch over M, N, K and batch
+
+(bench/explore/tiny-matmul-h100.txt was made by this script's first version,
+in ce0d548, which captured and timed its graphs itself the same way.)
 """
 import itertools
+import os
 import statistics
 import sys
 
 import torch
 
-import myns
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from common import graph_times  # noqa: E402
 
-N_OPS, REPLAYS, ROUNDS = 100, 50, 5
-
-
-def capture(fn):
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        for _ in range(3):
-            fn()
-    torch.cuda.current_stream().wait_stream(s)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for _ in range(N_OPS):
-            fn()
-    torch.cuda.synchronize()
-    return g
+import myns  # noqa: E402
 
 
-def per_op_us(g):
-    g.replay()
-    torch.cuda.synchronize()
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    a.record()
-    for _ in range(REPLAYS):
-        g.replay()
-    b.record()
-    torch.cuda.synchronize()
-    return a.elapsed_time(b) * 1e3 / (REPLAYS * N_OPS)
+def forced(variant, op, a, b):
+    """A call of `op` under MYNS_MATMUL_KERNEL=variant (set at each call, so
+    at capture time too)."""
+    def call(_i):
+        myns.set_override("MYNS_MATMUL_KERNEL", variant)
+        return op(a, b)
+    return call
+
+
+def medians(impls):
+    t = graph_times(impls, n_calls=100, n_rounds=5, reps=50)
+    myns.set_override("MYNS_MATMUL_KERNEL", None)
+    return {k: statistics.median(v) for k, v in t.items()}
 
 
 def main():
@@ -54,19 +47,9 @@ def main():
     for kind, dt, (m, k, n) in cases:
         a = torch.randn(m, k, dtype=dt, device="cuda")
         b = torch.randn(k, n, dtype=dt, device="cuda")
-        graphs = {"torch": capture(lambda: torch.matmul(a, b))}
-        for v in variants:
-            myns.set_override("MYNS_MATMUL_KERNEL", v)
-            try:
-                graphs[v] = capture(lambda: torch.ops.myns.matmul(a, b))
-            except Exception as e:  # a variant this dtype lacks
-                print(f"  {v}: {type(e).__name__}: {str(e)[:80]}")
-        myns.set_override("MYNS_MATMUL_KERNEL", None)
-        t = {k_: [] for k_ in graphs}
-        for r in range(ROUNDS):
-            for k_ in (list(graphs) if r % 2 == 0 else list(graphs)[::-1]):
-                t[k_].append(per_op_us(graphs[k_]))
-        med = {k_: statistics.median(v) for k_, v in t.items()}
+        impls = {"torch": lambda _i: torch.matmul(a, b)}
+        impls.update({v: forced(v, torch.ops.myns.matmul, a, b) for v in variants})
+        med = medians(impls)
         print(f"{kind} {m}x{k}x{n}: " + "  ".join(f"{k_} {v:.2f}" for k_, v in med.items()), flush=True)
         with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
             torch.ops.myns.matmul(a, b)
@@ -88,16 +71,8 @@ def grid():
             a = torch.randn(*shape, dtype=dt, device="cuda")
             b = torch.randn(*shape[:-2], k, mn, dtype=dt, device="cuda")
             op = torch.ops.myns.bmm if batch > 1 else torch.ops.myns.matmul
-            graphs = {"torch": capture(lambda: torch.matmul(a, b))}
-            for v in ["auto", "generic"]:
-                myns.set_override("MYNS_MATMUL_KERNEL", v)
-                graphs[v] = capture(lambda: op(a, b))
-            myns.set_override("MYNS_MATMUL_KERNEL", None)
-            t = {k_: [] for k_ in graphs}
-            for r in range(ROUNDS):
-                for k_ in (list(graphs) if r % 2 == 0 else list(graphs)[::-1]):
-                    t[k_].append(per_op_us(graphs[k_]))
-            med = {k_: statistics.median(v) for k_, v in t.items()}
+            impls = {"torch": lambda _i: torch.matmul(a, b), "auto": forced("auto", op, a, b), "generic": forced("generic", op, a, b)}
+            med = medians(impls)
             print(f"{kind} {batch} {mn} {k} {mn}: " + "  ".join(f"{v:.2f}" for v in med.values()), flush=True)
 
 
