@@ -6,6 +6,7 @@
 # fb06aee) carried: the matmul tests and memcheck over the new paths with
 # the new library, then the unaligned class of bench_matmul.py, prev against
 # new, interleaved processes (each also times torch.matmul in-process).
+# The change itself: a_rows8.patch (git apply at ff238b1); it faults, see probe.sh.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p $OUT
 D=build/rows8
