@@ -15,10 +15,21 @@
 // product is one launch with no workspace. float32 uses the same blocks,
 // loads and reduction with FFMA instead of mma (`skinny_f32`).
 //
+// The streaming build (`skinny_tma`, 16-bit types, weights whose rows TMA
+// can address): the same strips and mmas, but the weights and x arrive by
+// TMA in a ring of shared-memory stages that one producer warp keeps full,
+// so a steady 160 KB per SM is in flight where the register build's loads
+// come in bursts (cuBLAS's decode kernels stream the same way; on the H100
+// with the L2 clean it reached 1.97 TB/s at M = 1 against 32 MB of weights,
+// the register build 1.73: bench/explore/skinny/README.md, run 5).
+//
 //   mm_skinny_<dt>_<w><v>_m<mt>(SkinnyParams)   dt: f16 | bf16 | f32;
 //                                               w: k (w[n][k]) | n (w[k][n]);
 //                                               v: v (16-byte aligned rows) | e (element loads);
 //                                               mt: 1 (M <= 8) | 2 (M <= 16)
+//   mm_skinny_tma_<dt>_<w>_m<mt>(tmW, tmX, SkinnyParams)   dt: f16 | bf16 (tensor maps: src/gemm/skinny.rs)
+#include <cuda.h>
+
 #include "matmul_common.cuh"
 #include "gemm_tiles.h"
 
@@ -41,6 +52,13 @@ struct SkinnyParams {
 
 constexpr int WARPS = MYNS_SKINNY_WARPS, THREADS = WARPS * 32, NW = MYNS_SKINNY_NW;
 static_assert(NW == 64, "the fragment maps below cover 64 columns per warp");
+// The streaming build: TMA_CW consumer warps and one producer warp; TMA_STAGES
+// stages of 64 k by the strip's 64 n (8 KB of 16-bit weights, one 128-byte
+// swizzle atom wide) and x's 64 k of 8 MT rows. Warp w consumes stages
+// w, w + TMA_CW, ...: with the stages a multiple of the warps, each stage
+// always has the same consumer, and no warp waits on a phase two ahead.
+constexpr int TMA_CW = MYNS_SKINNY_TMA_CW, TMA_STAGES = MYNS_SKINNY_TMA_STAGES, TMA_THREADS = (TMA_CW + 1) * 32, TMA_BK = 64;
+static_assert(TMA_STAGES % TMA_CW == 0, "stages are dealt to the consumer warps in turn");
 
 // ---- PTX (replaced by tests/matmul_emulation/emu_skinny.h)
 // (cluster_rank, cluster_size, cluster_sync: matmul_common.cuh)
@@ -64,6 +82,48 @@ __device__ __forceinline__ uint4 ld_stream(const void* p) {
 __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) { return __byte_perm(a, b, sel); }
 extern __shared__ __align__(16) float skinny_smem[];
 __device__ __forceinline__ float* shared_base() { return skinny_smem; }
+// The streaming build's barriers, loads and TMA copies.
+__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_init_fence() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+__device__ __forceinline__ void mbar_expect_tx(uint32_t bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+  uint32_t done = 0;
+  do {
+    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(done)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+  } while (!done);
+}
+// A box of `map` at (c0, c1, c2) into shared memory at `dst`, counted on `bar`.
+__device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+// Shared-memory loads ordered (memory clobber) before the stage's release.
+__device__ __forceinline__ uint4 lds128(uint32_t a) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a) : "memory");
+  return v;
+}
+__device__ __forceinline__ uint2 lds64(uint32_t a) {
+  uint2 v;
+  asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];\n" : "=r"(v.x), "=r"(v.y) : "r"(a) : "memory");
+  return v;
+}
+// This thread's reads of a stage come before the next TMA write into it:
+// without this fence (and the clobbers above) some sums came out wrong on
+// the H100 (bench/explore/skinny/run6.sh).
+__device__ __forceinline__ void reads_before_async_writes() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 // ---- end PTX
 
 __device__ __forceinline__ uint32_t word(const uint4& v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
@@ -81,22 +141,22 @@ __device__ __forceinline__ uint4 load_elems(const T* p, int n, int64_t stride) {
 // Every warp's partial sums of the strip at n0 (batch z) are in `red`
 // ([WARPS][MT * 8][NW]): sums them over the warps, then over the blocks of
 // the cluster (each block storing its share), and stores them.
-template <typename T, int MT>
+template <typename T, int MT, int NWARPS = WARPS, int NTHREADS = THREADS>
 __device__ __forceinline__ void finish(const SkinnyParams& p, int64_t z, int64_t n0, uint32_t rank, uint32_t ranks) {
   float* red = shared_base();
   const int tid = threadIdx.x;
   const int64_t M = p.M, N = p.N;
   __syncthreads();
   constexpr int OUTS = MT * 8 * NW;
-  for (int o = tid; o < OUTS; o += THREADS) {
+  for (int o = tid; o < OUTS; o += NTHREADS) {
     float s = 0.f;
 #pragma unroll
-    for (int v = 0; v < WARPS; ++v) s += red[v * OUTS + o];
+    for (int v = 0; v < NWARPS; ++v) s += red[v * OUTS + o];
     red[o] = s;
   }
   T* c = static_cast<T*>(p.c) + z * p.scb;
   if (ranks == 1) {
-    for (int o = tid; o < OUTS; o += THREADS) {
+    for (int o = tid; o < OUTS; o += NTHREADS) {
       const int64_t m = o / NW, n = n0 + o % NW;
       if (m < M && n < N) {
         T* q = c + m * p.scm + n * p.scn;
@@ -108,7 +168,7 @@ __device__ __forceinline__ void finish(const SkinnyParams& p, int64_t z, int64_t
     cluster_sync();
     // Block `rank` sums and stores its share of the strip's outputs.
     const int per = OUTS / static_cast<int>(ranks);
-    for (int o = static_cast<int>(rank) * per + tid; o < static_cast<int>(rank + 1) * per; o += THREADS) {
+    for (int o = static_cast<int>(rank) * per + tid; o < static_cast<int>(rank + 1) * per; o += NTHREADS) {
       float s = 0.f;
       for (uint32_t q = 0; q < ranks; ++q) s += ld_cluster(red + o, q);
       const int64_t m = o / NW, n = n0 + o % NW;
@@ -253,6 +313,129 @@ __device__ __forceinline__ void skinny_gemm(const SkinnyParams& p) {
   }
 }
 
+// The streaming build (see the top of this file): weights w (K-major box of
+// 64 rows n by 64 k, or N-major box of 64 k-rows by 64 n) and x (64 k by
+// 8 MT rows) by TMA, 128-byte swizzle, edges past K, N and M filled with
+// zeros; one block per strip and batch, the whole of K (no cluster split).
+// The consumer warps' mmas and fragment maps are skinny_gemm's, fed from
+// shared memory. Shared memory: the warps' partial sums (`finish`), the
+// stages from the next 1024-byte boundary, then the barriers.
+template <typename T, bool W_K, int MT>
+__device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtensorMap* tmX, const SkinnyParams& p) {
+  constexpr int W_BYTES = TMA_BK * NW * 2, X_BYTES = MT * 8 * 128, STAGE = W_BYTES + X_BYTES;
+  const uint32_t raw = smem_addr(shared_base()) + TMA_CW * MT * 8 * NW * 4;
+  const uint32_t base = (raw + 1023u) & ~1023u, bars = base + TMA_STAGES * STAGE;
+  auto full = [&](int s) { return bars + 8u * s; };
+  auto empty = [&](int s) { return bars + 8u * (TMA_STAGES + s); };
+  // 128-byte swizzle: 16-byte chunk c of row r of a tile.
+  auto swz = [](int r, int c) { return static_cast<uint32_t>(r * 128 + ((c ^ (r & 7)) << 4)); };
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
+  const int n0 = static_cast<int>(blockIdx.x) * NW;
+  const int stages = static_cast<int>((p.K + TMA_BK - 1) / TMA_BK);
+  if (tid == 0) {
+    for (int s = 0; s < TMA_STAGES; ++s) {
+      mbar_init(full(s), 1);
+      mbar_init(empty(s), 1);  // the stage's one consumer warp
+    }
+    mbar_init_fence();
+  }
+  __syncthreads();
+  int done = 0;  // stages of earlier batches: the ring's position
+  for (int64_t z = blockIdx.z; z < p.batch; z += gridDim.z, done += stages) {
+    const int zi = static_cast<int>(z);
+    if (warp == TMA_CW) {
+      if (lane == 0) {
+        for (int i = 0; i < stages; ++i) {
+          const int it = done + i, s = it % TMA_STAGES, round = it / TMA_STAGES, k = i * TMA_BK;
+          if (round > 0) mbar_wait(empty(s), (round - 1) & 1);
+          const uint32_t st = base + s * STAGE;
+          mbar_expect_tx(full(s), STAGE);
+          if constexpr (W_K) tma_load(st, tmW, full(s), k, n0, zi);
+          else tma_load(st, tmW, full(s), n0, k, zi);
+          tma_load(st + W_BYTES, tmX, full(s), k, 0, zi);
+        }
+      }
+      // Reconverged before finish's block barrier, which counts a warp per
+      // arrival: lanes 1-31 there before lane 0 would count this warp twice.
+      __syncwarp();
+    } else {
+      float acc[4][MT][4];
+#pragma unroll
+      for (int f = 0; f < 4; ++f)
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) acc[f][mt][e] = 0.f;
+      for (int i = warp; i < stages; i += TMA_CW) {
+        const int it = done + i, s = it % TMA_STAGES;
+        mbar_wait(full(s), (it / TMA_STAGES) & 1);
+        const uint32_t st = base + s * STAGE, xs = st + W_BYTES;
+        if constexpr (W_K) {
+          // Two k-steps of 32; load (f, h): row 16 f + 8 h + g, k 32 ks + 8 t
+          // .. + 7 (chunk 4 ks + t); k order as in skinny_gemm.
+#pragma unroll
+          for (int ks = 0; ks < 2; ++ks) {
+            uint4 wv[8], xv[MT];
+#pragma unroll
+            for (int l = 0; l < 8; ++l) wv[l] = lds128(st + swz(16 * (l / 2) + 8 * (l % 2) + g, 4 * ks + t));
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) xv[mt] = lds128(xs + swz(8 * mt + g, 4 * ks + t));
+#pragma unroll
+            for (int f = 0; f < 4; ++f)
+#pragma unroll
+              for (int q = 0; q < 2; ++q) {
+                const uint32_t a[4] = {word(wv[2 * f], 2 * q), word(wv[2 * f + 1], 2 * q), word(wv[2 * f], 2 * q + 1),
+                                       word(wv[2 * f + 1], 2 * q + 1)};
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt) {
+                  const uint32_t b[2] = {word(xv[mt], 2 * q), word(xv[mt], 2 * q + 1)};
+                  Mma<T>::run(acc[f][mt], a, b);
+                }
+              }
+          }
+        } else {
+          // Four k-steps of 16; load j: k-row 16 ks + 4 t + j, columns 8 g ..
+          // + 7 (chunk g); x row 8 mt + g, k 16 ks + 4 t .. + 3.
+#pragma unroll
+          for (int ks = 0; ks < 4; ++ks) {
+            uint4 wv[4];
+            uint2 xv[MT];
+#pragma unroll
+            for (int j = 0; j < 4; ++j) wv[j] = lds128(st + swz(16 * ks + 4 * t + j, g));
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) xv[mt] = lds64(xs + swz(8 * mt + g, 2 * ks + t / 2) + (t & 1) * 8);
+#pragma unroll
+            for (int f = 0; f < 4; ++f) {
+              const uint32_t a[4] = {prmt(word(wv[0], f), word(wv[1], f), 0x5410), prmt(word(wv[0], f), word(wv[1], f), 0x7632),
+                                     prmt(word(wv[2], f), word(wv[3], f), 0x5410), prmt(word(wv[2], f), word(wv[3], f), 0x7632)};
+#pragma unroll
+              for (int mt = 0; mt < MT; ++mt) {
+                const uint32_t b[2] = {xv[mt].x, xv[mt].y};
+                Mma<T>::run(acc[f][mt], a, b);
+              }
+            }
+          }
+        }
+        reads_before_async_writes();
+        __syncwarp();
+        if (lane == 0) mbar_arrive(empty(s));
+      }
+      float* mine = shared_base() + warp * (MT * 8 * NW);
+#pragma unroll
+      for (int f = 0; f < 4; ++f)
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const int m = 8 * mt + 2 * t + (e & 1);
+            const int n = W_K ? 16 * f + 8 * (e >> 1) + g : 8 * g + 2 * f + (e >> 1);
+            mine[m * NW + n] = acc[f][mt][e];
+          }
+    }
+    finish<T, MT, TMA_CW, TMA_THREADS>(p, z, n0, 0, 1);
+  }
+}
+
 // `n` (0..4) floats from `p` (element stride `stride`) as a 16-byte value, zeros after them.
 __device__ __forceinline__ uint4 load_floats(const float* p, int n, int64_t stride) {
   uint32_t e[4];
@@ -389,6 +572,17 @@ using myns::skinny::SkinnyParams;
   MYNS_SKINNY_MT(dt, T, n, false, e, false)
 MYNS_SKINNY(f16, __half)
 MYNS_SKINNY(bf16, __nv_bfloat16)
+
+#define MYNS_SKINNY_TMA_ONE(dt, T, w, WK, MT)                                                                    \
+  extern "C" __global__ void __launch_bounds__(myns::skinny::TMA_THREADS, 1) mm_skinny_tma_##dt##_##w##_m##MT(  \
+      const __grid_constant__ CUtensorMap tmW, const __grid_constant__ CUtensorMap tmX, const SkinnyParams p) { \
+    myns::skinny::skinny_tma<T, WK, MT>(&tmW, &tmX, p);                                                       \
+  }
+#define MYNS_SKINNY_TMA(dt, T)                                                                   \
+  MYNS_SKINNY_TMA_ONE(dt, T, k, true, 1) MYNS_SKINNY_TMA_ONE(dt, T, k, true, 2)                  \
+  MYNS_SKINNY_TMA_ONE(dt, T, n, false, 1) MYNS_SKINNY_TMA_ONE(dt, T, n, false, 2)
+MYNS_SKINNY_TMA(f16, __half)
+MYNS_SKINNY_TMA(bf16, __nv_bfloat16)
 
 #define MYNS_SKINNY_F32_ONE(w, WK, v, VEC, MT)                                                       \
   extern "C" __global__ void __launch_bounds__(myns::skinny::THREADS, 1) mm_skinny_f32_##w##v##_m##MT( \

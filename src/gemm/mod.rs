@@ -4,7 +4,8 @@
 //! - float16/bfloat16/float32 with at most 16 rows (or columns, computed as
 //!   c^T = b^T a^T), compute capability 9.0 and newer: the skinny kernel
 //!   (kernels/gemm_skinny.cu: the weights streamed once, K split across a
-//!   thread-block cluster);
+//!   thread-block cluster, or, 16-bit from 64 column strips on, streamed
+//!   through TMA into a ring of shared-memory stages);
 //! - float16/bfloat16 on compute capability 9.0: the wgmma + TMA kernels
 //!   (kernels/matmul_sm90a.cu, built for sm_90a only), cooperative or
 //!   ping-pong; elsewhere, and for few rows, the mma.sync kernels
@@ -27,7 +28,8 @@
 //! 64-row tiles `wgh128`, `wgh64`; TF32's
 //! register-A form `wgr`, `wgr256`, ...; a Hopper tile ending in `c2` or
 //! `c1` runs in pairs of blocks or alone: `wg256c2`), optionally with a
-//! split count (`64/4`, `wg128/2`), `skinny` (optionally `/<blocks per cluster>`),
+//! split count (`64/4`, `wg128/2`), `skinny` (optionally `/<blocks per cluster>`;
+//! `skinny_tma`: its streaming build, for 16-bit weights TMA can read),
 //! `auto`, or `nowg` (the automatic choice without the Hopper kernels).
 //!
 //! Depends on the launch layer (`cuda`) and the shared types only; errors
@@ -165,7 +167,7 @@ struct WgKernels {
     tf32: Option<[Kernel; 2]>,
 }
 
-// TC_F16, TC_BF16, TC_TF32, SIMT_F32, WG_KERNELS, WGP_KERNELS, WGH_KERNELS, SKINNY_KERNELS,
+// TC_F16, TC_BF16, TC_TF32, SIMT_F32, WG_KERNELS, WGP_KERNELS, WGH_KERNELS, SKINNY_KERNELS, SKINNY_TMA_KERNELS,
 // in the order of the tables in `tiles`.
 include!(concat!(env!("OUT_DIR"), "/gemm_kernels.rs"));
 
@@ -218,7 +220,7 @@ fn run(p: &Problem, dtype: DType, tf32: bool, accumulate: bool, force: &Force, d
     }
     let info = cuda::device_info(device)?;
     let sms = info.sms as i64;
-    let forced_skinny = matches!(&force, Force::Tile(name, _) if name == "skinny");
+    let forced_skinny = matches!(&force, Force::Tile(name, _) if name == "skinny" || name == "skinny_tma");
     let hopper = matches!(force, Force::Auto { hopper: true }) || matches!(&force, Force::Tile(..));
 
     // Skinny in N: compute c^T = b^T @ a^T, whose M is small, writing c
@@ -236,8 +238,13 @@ fn run(p: &Problem, dtype: DType, tf32: bool, accumulate: bool, force: &Force, d
             Force::Tile(_, r) => *r,
             _ => None,
         };
+        // The streaming build where it streams faster, or where forced.
+        let tma = match &force {
+            Force::Tile(name, _) => name == "skinny_tma",
+            _ => plan::skinny_tma(q.n, q.batch),
+        };
         if let Some(plan) = plan::skinny_plan(q.m, q.n, q.k, q.batch, sms, ranks) {
-            if skinny::launch(&q, dtype, plan, device, stream)? {
+            if skinny::launch(&q, dtype, plan, tma, device, stream)? {
                 return Ok(());
             }
         }

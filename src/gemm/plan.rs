@@ -3,7 +3,9 @@
 //! `MYNS_MATMUL_KERNEL` override, tested below; the launch code in
 //! `mod.rs`, `sm90.rs` and `skinny.rs` only carries plans out.
 
-use super::tiles::{Tile, WgTile, SKINNY_CLUSTERS, SKINNY_MAX_M, SKINNY_NW, SKINNY_WARPS, WG, WGH, WGH_BM, WGP, WG_BM, WG_BK_BYTES};
+use super::tiles::{
+    Tile, WgTile, SKINNY_CLUSTERS, SKINNY_MAX_M, SKINNY_NW, SKINNY_TMA_CW, SKINNY_TMA_STAGES, SKINNY_WARPS, WG, WGH, WGH_BM, WGP, WG_BM, WG_BK_BYTES,
+};
 
 /// Ceiling division of non-negative numbers.
 pub(crate) fn cdiv(a: i64, b: i64) -> i64 {
@@ -508,6 +510,25 @@ pub(crate) fn skinny_smem(mt: i64) -> u32 {
     (SKINNY_WARPS * mt * 8 * SKINNY_NW * 4) as u32
 }
 
+/// Whether a 16-bit skinny product streams through the TMA build (one block
+/// per 64-column strip and batch, no K split): from 64 strips on. On the H100
+/// with the L2 clean (bench/explore/skinny/README.md, run 5) it ran 1.03 to
+/// 1.19 times as fast as the register build from N = 4096 (64 strips) to
+/// LM heads, where cuBLAS runs 64 to 128 blocks in the same way; with the
+/// L2 full of dirty lines (do_bench's flush) 0.92 to 1.06 times. Fewer
+/// strips leave SMs idle without the register build's cluster split of K.
+pub(crate) fn skinny_tma(n: i64, batch: i64) -> bool {
+    cdiv(n, SKINNY_NW) * batch.min(65_535) >= 64
+}
+
+/// Shared memory of a streaming skinny launch (kernels/gemm_skinny.cu
+/// `skinny_tma`): the consumer warps' partial sums, 1024 bytes to align the
+/// stages (weights and x), the stages' two barriers each.
+pub(crate) fn skinny_tma_smem(mt: i64) -> u32 {
+    let stage = 64 * SKINNY_NW * 2 + mt * 8 * 128;
+    (SKINNY_TMA_CW * mt * 8 * SKINNY_NW * 4 + 1024 + SKINNY_TMA_STAGES * (stage + 16)) as u32
+}
+
 /// Dynamic shared memory of a tensor-core tile (matmul_tc.cu `TcTile`).
 pub(crate) fn tc_smem(t: &Tile, elem: i64, a_k: bool, b_k: bool) -> u32 {
     let vec = 16 / elem;
@@ -742,6 +763,12 @@ mod tests {
         assert_eq!(skinny_plan(1, 64, 1000, 1, SMS, None).unwrap().ranks, 1);
         assert_eq!(skinny_plan(1, 64, 600, 1, SMS, Some(3)).unwrap().ranks, 4);
         assert_eq!(skinny_plan(17, 64, 600, 1, SMS, None), None);
+        // The streaming build from 64 strips (N = 4096, or batches of strips).
+        assert!(skinny_tma(4096, 1) && skinny_tma(128256, 1) && skinny_tma(1024, 4));
+        assert!(!skinny_tma(4032, 1) && !skinny_tma(64, 63));
+        for mt in [1, 2] {
+            assert!(skinny_tma_smem(mt) <= 227 * 1024);
+        }
         for (m, n, k) in [(1, 1, 1), (9, 3000, 70), (16, 64, 100_000)] {
             let p = skinny_plan(m, n, k, 1, SMS, None).unwrap();
             assert!(p.k_chunk % 32 == 0 && p.k_chunk * p.ranks >= k && SKINNY_CLUSTERS.contains(&p.ranks));

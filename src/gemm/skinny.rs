@@ -2,12 +2,14 @@
 //! newer): float16/bfloat16/float32 products with at most 16 rows, the weights
 //! streamed once with many 16-byte loads in flight; K split across the
 //! blocks of a thread-block cluster, reduced through distributed shared
-//! memory in the same launch.
+//! memory in the same launch. Its streaming build (`tma`, 16-bit types)
+//! takes the weights and x through TMA instead, whole K per block.
 
 use super::pack::{self, Operand};
-use super::plan::{cdiv, operand_layout, Layout, SkinnyPlan};
-use super::tiles::{SKINNY_NW, SKINNY_WARPS};
-use super::{GemmParams, SKINNY_KERNELS};
+use super::plan::{cdiv, operand_layout, skinny_tma_smem, Layout, SkinnyPlan};
+use super::sm90::tensor_map;
+use super::tiles::{SKINNY_NW, SKINNY_TMA_CW, SKINNY_WARPS};
+use super::{GemmParams, SKINNY_KERNELS, SKINNY_TMA_KERNELS};
 use crate::cuda;
 use crate::types::{DType, Result};
 
@@ -35,9 +37,11 @@ struct SkinnyParams {
 /// Runs `q` (at most 16 rows) on the skinny kernel: a = x, b = the weights,
 /// read in place whatever their row alignment (element loads when rows are
 /// not 16-byte aligned); x is copied to aligned K-major rows first if it
-/// is not already (it is small). Returns `false` (nothing queued) when b
-/// has no unit stride.
-pub(crate) fn launch(q: &GemmParams, dtype: DType, plan: SkinnyPlan, device: usize, stream: usize) -> Result<bool> {
+/// is not already (it is small). With `tma`, 16-bit weights whose rows and
+/// start are 16-byte aligned go through the streaming build (the others
+/// through `plan`). Returns `false` (nothing queued) when b has no unit
+/// stride.
+pub(crate) fn launch(q: &GemmParams, dtype: DType, plan: SkinnyPlan, tma: bool, device: usize, stream: usize) -> Result<bool> {
     let elem = dtype.size() as i64;
     let w_layout = operand_layout(q.b as usize, q.batch, q.n, q.k, q.sbb, q.sbn, q.sbk, elem);
     let (w_k, vec, sw) = match w_layout {
@@ -73,6 +77,10 @@ pub(crate) fn launch(q: &GemmParams, dtype: DType, plan: SkinnyPlan, device: usi
         k_chunk: plan.k_chunk,
         beta: q.beta,
     };
+    if tma && vec && matches!(dtype, DType::F16 | DType::BF16) {
+        launch_tma(&p, dtype, w_k, plan.mt, device, stream)?;
+        return Ok(true);
+    }
     let by_dtype = match dtype {
         DType::F16 => &SKINNY_KERNELS[0],
         DType::BF16 => &SKINNY_KERNELS[1],
@@ -87,4 +95,28 @@ pub(crate) fn launch(q: &GemmParams, dtype: DType, plan: SkinnyPlan, device: usi
     let opts = cuda::LaunchOpts { cluster: (1, plan.ranks as u32, 1), after_previous: false };
     cuda::launch_with(f, grid, block, smem, stream, opts, &mut params)?;
     Ok(true)
+}
+
+/// The streaming build: tensor maps of the weights (boxes of 64 k by 64 n,
+/// K- or N-major) and of x (64 k by the m blocks' rows), one block per
+/// 64-column strip and batch, whole K per block.
+fn launch_tma(p: &SkinnyParams, dtype: DType, w_k: bool, mt: i64, device: usize, stream: usize) -> Result<()> {
+    let es = dtype.size() as u64;
+    let (m, n, k, batch) = (p.m as u64, p.n as u64, p.k as u64, p.batch as u64);
+    // Byte stride of a dimension: TMA wants multiples of 16, and a
+    // dimension of one element (or one batch) may carry any stride, so
+    // those get one that spans the data before it.
+    let stride = |s: i64, len: u64, span: u64| if len <= 1 { (span * es).div_ceil(16).max(1) * 16 } else { s as u64 * es };
+    let (w_dims, w_box) = if w_k { ([k, n, batch], [64, SKINNY_NW as u32, 1]) } else { ([n, k, batch], [SKINNY_NW as u32, 64, 1]) };
+    let w_pitch = stride(p.sw, w_dims[1], w_dims[0]);
+    let tm_w = tensor_map(dtype, p.w, w_dims, [w_pitch, stride(p.swb, batch, w_dims[1] * w_pitch / es)], w_box)?;
+    let x_pitch = stride(p.sxm, m, k);
+    let tm_x = tensor_map(dtype, p.x, [k, m, batch], [x_pitch, stride(p.sxb, batch, m * x_pitch / es)], [64, 8 * mt as u32, 1])?;
+    let kernel = &SKINNY_TMA_KERNELS[(dtype == DType::BF16) as usize][!w_k as usize][(mt - 1).clamp(0, 1) as usize];
+    let smem = skinny_tma_smem(mt);
+    let f = kernel.function_smem(device, smem)?;
+    let grid = (cdiv(p.n, SKINNY_NW) as u32, 1, p.batch.clamp(1, 65_535) as u32);
+    let block = ((SKINNY_TMA_CW as u32 + 1) * 32, 1, 1);
+    let mut params = [cuda::arg(&tm_w), cuda::arg(&tm_x), cuda::arg(p)];
+    cuda::launch_with(f, grid, block, smem, stream, cuda::LaunchOpts { cluster: (1, 1, 1), after_previous: false }, &mut params)
 }

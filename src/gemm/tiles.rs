@@ -180,6 +180,12 @@ pub const SKINNY_MAX_M: i64 = 16;
 /// Blocks of one output strip that split K among themselves (a thread block
 /// cluster reducing through distributed shared memory).
 pub const SKINNY_CLUSTERS: [i64; 4] = [1, 2, 4, 8];
+/// The skinny kernel's streaming build (`skinny_tma`): consumer warps (plus
+/// one producer warp) and shared-memory stages, a multiple of the warps. On
+/// the H100 4 warps on 16 stages streamed fastest among 2 to 8 warps on 8 to
+/// 16 stages (bench/explore/skinny/README.md, run 5).
+pub const SKINNY_TMA_CW: i64 = 4;
+pub const SKINNY_TMA_STAGES: i64 = 16;
 
 fn tc_list(macro_name: &str, tiles: &[Tile]) -> String {
     let rows: Vec<String> = tiles
@@ -208,7 +214,8 @@ pub fn header() -> String {
         "#define MYNS_WG_BM {WG_BM}\n#define MYNS_WGH_BM {WGH_BM}\n#define MYNS_WG_BK_BYTES {WG_BK_BYTES}\n#define MYNS_WG_THREADS {WG_THREADS}\n\
          #define MYNS_WG_STAGES(BN) ({})\n#define MYNS_WGP_STAGES(BN) ({})\n#define MYNS_WGH_STAGES(BN) ({})\n\
          #define MYNS_WG_TMA_COLS(BN) ({})\n#define MYNS_WG_BULK_COLS(BN) ({})\n\
-         #define MYNS_SKINNY_WARPS {SKINNY_WARPS}\n#define MYNS_SKINNY_NW {SKINNY_NW}\n",
+         #define MYNS_SKINNY_WARPS {SKINNY_WARPS}\n#define MYNS_SKINNY_NW {SKINNY_NW}\n\
+         #define MYNS_SKINNY_TMA_CW {SKINNY_TMA_CW}\n#define MYNS_SKINNY_TMA_STAGES {SKINNY_TMA_STAGES}\n",
         by_width(&WG, |t| t.stages),
         by_width(&WGP, |t| t.stages),
         by_width(&WGH, |t| t.stages),
@@ -274,5 +281,17 @@ pub fn rust_kernels() -> String {
         sk.push(format!("[{}]", per_dt.join(", ")));
     }
     r += &format!("static SKINNY_KERNELS: [[[[crate::cuda::Kernel; 2]; 2]; 2]; 3] = [{}];\n", sk.join(", "));
+    // The streaming build: [dtype f16, bf16][weights K-major, N-major][m blocks 1, 2].
+    let tma: Vec<String> = ["f16", "bf16"]
+        .iter()
+        .map(|dt| {
+            let per_w: Vec<String> = ["k", "n"]
+                .iter()
+                .map(|w| format!("[crate::cuda::Kernel::new(&crate::kernels::GEMM_SKINNY, \"mm_skinny_tma_{dt}_{w}_m1\"), crate::cuda::Kernel::new(&crate::kernels::GEMM_SKINNY, \"mm_skinny_tma_{dt}_{w}_m2\")]"))
+                .collect();
+            format!("[{}]", per_w.join(", "))
+        })
+        .collect();
+    r += &format!("static SKINNY_TMA_KERNELS: [[[crate::cuda::Kernel; 2]; 2]; 2] = [{}];\n", tma.join(", "));
     r
 }

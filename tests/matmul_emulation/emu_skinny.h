@@ -28,3 +28,16 @@ inline uint4 ld_stream(const void* p) {
 inline uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) { return __byte_perm(a, b, sel); }
 inline float* shared_base() { return emu::block_smem[emu::cur->slot].data(); }
 inline void __syncwarp(unsigned = 0xffffffffu) { emu::syncwarp(); }
+// The streaming build (`skinny_tma`: mbarriers, TMA, shared-memory loads by
+// address) is not emulated: these let the file compile, and stop if run.
+[[noreturn]] inline void skinny_tma_unsupported() { fprintf(stderr, "FAIL: the skinny kernel's TMA build is not emulated\n"); exit(4); }
+inline void mbar_init(uint32_t, uint32_t) { skinny_tma_unsupported(); }
+inline void mbar_init_fence() { skinny_tma_unsupported(); }
+inline void mbar_expect_tx(uint32_t, uint32_t) { skinny_tma_unsupported(); }
+inline void mbar_arrive(uint32_t) { skinny_tma_unsupported(); }
+inline void mbar_wait(uint32_t, uint32_t) { skinny_tma_unsupported(); }
+inline void tma_load(uint32_t, const CUtensorMap*, uint32_t, int, int, int) { skinny_tma_unsupported(); }
+inline uint4 lds128(uint32_t) { skinny_tma_unsupported(); }
+inline uint2 lds64(uint32_t) { skinny_tma_unsupported(); }
+inline void reads_before_async_writes() { skinny_tma_unsupported(); }
+inline uint32_t smem_addr(const void*) { skinny_tma_unsupported(); }

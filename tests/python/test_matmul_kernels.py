@@ -167,8 +167,8 @@ def poison(numel, dtype):
 # Forced variants per dtype: src/gemm/plan.rs names (`/s`: split-K, or for
 # `skinny` blocks per cluster).
 VARIANTS = {
-    "f16": ["auto", "generic", "256", "128", "64", "16", "64/3", "16/5", "skinny", "skinny/2", "wg", "wg/3", "wg128", "wg64/2", "wgp", "wgp64/2", "wg128c2", "wgpc2/2", "wg192c2", "wgh", "wgh64/2"],
-    "bf16": ["auto", "generic", "256", "128", "64", "16", "128/2", "16/5", "skinny/4", "skinny/8", "wg", "wg/3", "wg256", "wg128/3", "wg64", "wgp128", "wgp64/3", "wg256c1", "wg256c2", "wgc2/3", "wgp128c2", "wgp128c1", "wg192", "wg192c2", "wg192/2", "wgh128", "wgh64", "wgh128/3"],
+    "f16": ["auto", "generic", "256", "128", "64", "16", "64/3", "16/5", "skinny", "skinny/2", "skinny_tma", "wg", "wg/3", "wg128", "wg64/2", "wgp", "wgp64/2", "wg128c2", "wgpc2/2", "wg192c2", "wgh", "wgh64/2"],
+    "bf16": ["auto", "generic", "256", "128", "64", "16", "128/2", "16/5", "skinny/4", "skinny/8", "skinny_tma", "wg", "wg/3", "wg256", "wg128/3", "wg64", "wgp128", "wgp64/3", "wg256c1", "wg256c2", "wgc2/3", "wgp128c2", "wgp128c1", "wg192", "wg192c2", "wg192/2", "wgh128", "wgh64", "wgh128/3"],
     "tf32": ["auto", "256", "128", "64", "16", "64/3", "16/5", "wg", "wg/3", "wg128", "wg64/2", "wg256c2", "wgr", "wgr/3", "wgr256", "wgr128/2", "wgr64", "wg192", "wgr192", "skinny/2"],
     "f32": ["auto", "generic", "256", "128", "64", "16", "256/2", "128/3", "64/4", "16/5", "skinny", "skinny/4", "skinny/8"],
     "f64": ["auto"],
@@ -196,7 +196,7 @@ HOPPER = {v for vs in VARIANTS.values() for v in vs if v.startswith(("wg", "skin
 # beta = 1), so out = 2 a @ b: every kernel's accumulating epilogue, the
 # split-K reduction kernel's and the Hopper kernels' in-kernel split-K sum.
 ACC_VARIANTS = {
-    "bf16": ["auto", "generic", "256", "128/2", "16/5", "skinny", "skinny/4", "wg", "wg128/3", "wgp64", "wgp128/2", "wg256c2", "wgp128c2/2", "wg192c2", "wgh64/2"],
+    "bf16": ["auto", "generic", "256", "128/2", "16/5", "skinny", "skinny/4", "skinny_tma", "wg", "wg128/3", "wgp64", "wgp128/2", "wg256c2", "wgp128c2/2", "wg192c2", "wgh64/2"],
     "f16": ["64", "wg64/2", "wgp128", "wgh128"],
     "tf32": ["auto", "64/3", "wg", "wg128/2", "wgr", "wgr/3", "skinny"],
     "f32": ["auto", "generic", "256", "128/3", "16/5", "skinny/2"],
@@ -450,6 +450,35 @@ def test_large_and_llm_shapes(kind, kernel_override):
             check(torch.ops.myns.matmul(a.t(), g), a.t(), g, kind)
     finally:
         set_tf32(old)
+
+
+@cuda
+@pytest.mark.parametrize("kind", ["bf16", "f16"])
+@pytest.mark.parametrize("variant", ["auto", "skinny_tma", "skinny"])
+def test_decode_streaming_and_register_builds(kind, variant, kernel_override):
+    """Decode (M <= 16) on the skinny kernel's two builds: the TMA-streamed
+    one (`auto` from 64 column strips on) and the register one, both weight
+    layouts, x rows past M and K, N past a stage or strip, and batches."""
+    if NO_WG:
+        pytest.skip("MYNS_MATMUL_KERNEL=nowg")
+    kernel_override("MYNS_MATMUL_KERNEL", variant)
+    dtype = DT[kind]
+    torch.manual_seed(11)
+    r = lambda *s: torch.randn(*s, dtype=dtype, device="cuda")  # noqa: E731
+    for m in [1, 5, 9, 16]:
+        for k, n in [(4096, 4096), (1000, 4104), (72, 8192), (4160, 64)]:
+            x = r(m, k)
+            for w in [r(k, n), r(n, k).t()]:  # N-major, then nn.Linear's K-major
+                poison(m * n, dtype)
+                try:
+                    check(torch.ops.myns.matmul(x, w), x, w, kind)
+                except AssertionError as e:
+                    raise AssertionError(f"{variant} {m}x{k}x{n} strides {w.stride()}: {e}") from None
+    x, w = r(3, 7, 1000), r(3, 1000, 4096)  # 3 x 64 strips
+    check(torch.ops.myns.bmm(x, w), x, w, kind)
+    x, w = r(3, 16, 520), r(3, 4096, 520).transpose(1, 2)
+    check(torch.ops.myns.bmm(x, w), x, w, kind)
+    # (The accumulating epilogue: `skinny_tma+acc` in ACC_VARIANTS.)
 
 
 @cuda

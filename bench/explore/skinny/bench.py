@@ -44,15 +44,16 @@ def plan_ranks(m, n, k, warps=8):
 
 
 class Lib:
-    def __init__(self, path, warps):
+    def __init__(self, path, warps, kalign=32):
         self.lib = ctypes.CDLL(path)
+        self.kalign = kalign  # K per cluster block rounded to this (64: the TMA builds' stage)
         self.lib.skinny_launch.argtypes = [ctypes.c_int] * 3 + [ctypes.c_void_p] + [ctypes.c_int] * 5 + [ctypes.c_void_p]
         self.warps = warps
 
     def fn(self, x, w, out, w_k, ranks, beta=0, vec=True):
         M, K = x.shape
         N = out.shape[1]
-        k_chunk = cdiv(cdiv(K, ranks), 32) * 32
+        k_chunk = cdiv(cdiv(K, ranks), self.kalign) * self.kalign
         p = Params(x.data_ptr(), w.data_ptr(), out.data_ptr(), M, N, K, x.stride(0), 0,
                    w.stride(0), 0, out.stride(0), out.stride(1), 0, 1, k_chunk, beta)
         mt = 1 if M <= 8 else 2
@@ -108,6 +109,7 @@ def main():
     ap.add_argument("--build", required=True)
     ap.add_argument("--configs", default="")  # tag:WARPS:L:PIPE:MINB[:EVICT],...
     ap.add_argument("--new", default="")      # warps of build/new.so if present
+    ap.add_argument("--tma", default="")      # tags of build/tma_<tag>.so (skinny_tma.cu builds)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--rep", type=int, default=25)
     ap.add_argument("--problems", default="all")
@@ -122,6 +124,8 @@ def main():
     for c in [c for c in args.configs.split(",") if c]:
         tag, w = c.split(":")[:2]
         libs[tag] = Lib(f"{args.build}/var_{tag}.so", int(w))
+    for tag in [t for t in args.tma.split(",") if t]:
+        libs["tma_" + tag] = Lib(f"{args.build}/tma_{tag}.so", 8, kalign=64)
     rank_set = [int(r) for r in args.ranks.split(",")]
     probs = []
     for lay in ["kn", "nk"]:

@@ -55,9 +55,12 @@ def main():
     cases = cases[:400]
     bad = 0
     for name in args.libs.split(","):
-        lib = Lib(f"{args.build}/{name}.so", 8)
+        tma = name.startswith("tma_")
+        lib = Lib(f"{args.build}/{name}.so", 8, kalign=64 if tma else 32)
         worst, count = 0.0, 0
         for lay, al, m, k, n, r, beta in cases:
+            if tma and not (al and (k if lay == "nk" else n) % 8 == 0):
+                continue  # TMA builds take 16-byte aligned rows only
             e = one(lib, lay, al, m, k, n, r, beta, gen)
             if e is None:
                 continue
