@@ -20,8 +20,8 @@
 // TMA in a ring of shared-memory stages that one producer warp keeps full,
 // so a steady 160 KB per SM is in flight where the register build's loads
 // come in bursts (cuBLAS's decode kernels stream the same way; on the H100
-// with the L2 clean it reached 1.97 TB/s at M = 1 against 32 MB of weights,
-// the register build 1.73: bench/explore/skinny/README.md, run 5).
+// with the L2 clean it reached 1.95 TB/s at M = 1 against 32 MB of weights,
+// the register build 1.72: bench/explore/skinny/README.md, runs 5 and 8).
 //
 //   mm_skinny_<dt>_<w><v>_m<mt>(SkinnyParams)   dt: f16 | bf16 | f32;
 //                                               w: k (w[n][k]) | n (w[k][n]);
@@ -107,6 +107,23 @@ __device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, u
   asm volatile(
       "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(dst),
       "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+// The weights' copies with an L2 evict_first policy: their lines are read
+// once, so they go before dirty lines an earlier kernel left in L2, which
+// would otherwise be written back while this kernel streams (on the H100
+// after do_bench's zero-fill flush: 1.07-1.13x the copies without it from
+// 32 to 117 MB, 0.97x on a 1 GB LM head; bench/explore/skinny/README.md,
+// run 8).
+__device__ __forceinline__ uint64_t evict_first_policy() {
+  uint64_t pol;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(pol));
+  return pol;
+}
+__device__ __forceinline__ void tma_load_hint(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1, int c2, uint64_t pol) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1, {%3, %4, %5}], [%2], %6;\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "l"(pol)
       : "memory");
 }
 // Shared-memory loads ordered (memory clobber) before the stage's release.
@@ -345,13 +362,14 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
     const int zi = static_cast<int>(z);
     if (warp == TMA_CW) {
       if (lane == 0) {
+        const uint64_t once = evict_first_policy();
         for (int i = 0; i < stages; ++i) {
           const int it = done + i, s = it % TMA_STAGES, round = it / TMA_STAGES, k = i * TMA_BK;
           if (round > 0) mbar_wait(empty(s), (round - 1) & 1);
           const uint32_t st = base + s * STAGE;
           mbar_expect_tx(full(s), STAGE);
-          if constexpr (W_K) tma_load(st, tmW, full(s), k, n0, zi);
-          else tma_load(st, tmW, full(s), n0, k, zi);
+          if constexpr (W_K) tma_load_hint(st, tmW, full(s), k, n0, zi, once);
+          else tma_load_hint(st, tmW, full(s), n0, k, zi, once);
           tma_load(st + W_BYTES, tmX, full(s), k, 0, zi);
         }
       }

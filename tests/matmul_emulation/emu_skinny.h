@@ -41,3 +41,5 @@ inline uint4 lds128(uint32_t) { skinny_tma_unsupported(); }
 inline uint2 lds64(uint32_t) { skinny_tma_unsupported(); }
 inline void reads_before_async_writes() { skinny_tma_unsupported(); }
 inline uint32_t smem_addr(const void*) { skinny_tma_unsupported(); }
+inline uint64_t evict_first_policy() { skinny_tma_unsupported(); }
+inline void tma_load_hint(uint32_t, const CUtensorMap*, uint32_t, int, int, int, uint64_t) { skinny_tma_unsupported(); }

@@ -82,6 +82,24 @@ __device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, u
       "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
       : "memory");
 }
+// CFG_EVICT 1: the weights' TMA loads carry an L2 evict_first policy (their
+// lines are read once; dirty lines left in L2 by earlier kernels then stay
+// instead of being written back while this kernel streams).
+#ifndef CFG_EVICT
+#define CFG_EVICT 0
+#endif
+__device__ __forceinline__ void tma_load_w(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1, int c2) {
+#if CFG_EVICT
+  uint64_t pol;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(pol));
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1, {%3, %4, %5}], [%2], %6;\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "l"(pol)
+      : "memory");
+#else
+  tma_load(dst, map, bar, c0, c1, c2);
+#endif
+}
 __device__ __forceinline__ uint4 lds4(uint32_t a) {
   uint4 v;
   asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a) LDS_CLOB);
@@ -147,8 +165,8 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
           const uint32_t st = base + s * STAGE;
           mbar_expect_tx(full(s), STAGE);
           const int k = static_cast<int>(kb) + i * BK;
-          if constexpr (W_K) tma_load(st, tmW, full(s), k, n0, static_cast<int>(z));
-          else tma_load(st, tmW, full(s), n0, k, static_cast<int>(z));
+          if constexpr (W_K) tma_load_w(st, tmW, full(s), k, n0, static_cast<int>(z));
+          else tma_load_w(st, tmW, full(s), n0, k, static_cast<int>(z));
           if (CFG_XTMA) tma_load(st + W_BYTES, tmX, full(s), k, 0, static_cast<int>(z));
         }
       }

@@ -4,3 +4,5 @@
 #define MYNS_SKINNY_WARPS 8
 #endif
 #define MYNS_SKINNY_NW 64
+#define MYNS_SKINNY_TMA_CW 4
+#define MYNS_SKINNY_TMA_STAGES 16
