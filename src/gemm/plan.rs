@@ -511,12 +511,13 @@ pub(crate) fn skinny_smem(mt: i64) -> u32 {
 }
 
 /// Whether a 16-bit skinny product streams through the TMA build (one block
-/// per 64-column strip and batch, no K split): from 64 strips on. On the H100
-/// with the L2 clean (bench/explore/skinny/README.md, run 5) it ran 1.03 to
-/// 1.19 times as fast as the register build from N = 4096 (64 strips) to
-/// LM heads, where cuBLAS runs 64 to 128 blocks in the same way; with the
-/// L2 full of dirty lines (do_bench's flush) 0.92 to 1.06 times. Fewer
-/// strips leave SMs idle without the register build's cluster split of K.
+/// per 64-column strip and batch, no K split): from 64 strips on, where
+/// cuBLAS's decode kernels run 64 to 128 blocks the same way. On the H100
+/// (bench/explore/skinny/README.md, run 8) it ran 1.03 to 1.14 times as
+/// fast as the register build with the L2 clean and 0.99 to 1.05 times
+/// after do_bench's dirty-L2 flush, from N = 4096 (64 strips) to LM heads.
+/// Fewer strips would leave SMs idle without the register build's cluster
+/// split of K.
 pub(crate) fn skinny_tma(n: i64, batch: i64) -> bool {
     cdiv(n, SKINNY_NW) * batch.min(65_535) >= 64
 }

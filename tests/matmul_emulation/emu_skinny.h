@@ -3,6 +3,8 @@
 // its own shared memory; cluster_sync is a barrier over all of them;
 // ld_cluster reads another block's shared memory at the same offset.
 #pragma once
+#include <cuda.h>  // CUtensorMap, for the streaming build's stubs
+
 #include <vector>
 namespace emu {
 inline unsigned cluster_ranks = 1, cluster_count = 0, cluster_gen = 0;

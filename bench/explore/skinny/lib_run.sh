@@ -13,6 +13,7 @@ PY
 export MYNS_LIBRARY=$PWD/.gpu/libmyns.so PYTHONPATH=$PWD/python_loader MYNS_REQUIRE_CUDA=1 PYTHONUNBUFFERED=1
 export LD_LIBRARY_PATH=$(python3 -c 'import torch,os;print(os.path.dirname(torch.__file__)+"/lib")'):/usr/local/nvidia/lib64
 cat .gpu/COMMIT > "$OUT/commit.txt"
+export MYNS_GIT_COMMIT=$(cat .gpu/COMMIT)  # the reports name the bundle's commit
 timeout 300 python3 -m pytest -q -x tests/python/test_matmul_kernels.py -p no:cacheprovider > "$OUT/pytest-matmul.txt" 2>&1
 echo "pytest: $(tail -1 "$OUT/pytest-matmul.txt")"
 cat > /tmp/decode_workload.py <<'PY'
