@@ -198,6 +198,58 @@ __device__ __forceinline__ void finish(const SkinnyParams& p, int64_t z, int64_t
   }
 }
 
+// One warp-step's mmas, shared by both builds. K-major weights: 8 loads
+// (f, h) of 8 k each; physical k 8t + {0,1,2,3} are the mma's k 2t, 2t+1,
+// 2t+8, 2t+9 in the first mma, 8t + {4..7} in the second; x (8 k per m
+// block) matches.
+template <typename T, int MT>
+__device__ __forceinline__ void mma_step_k(float (&acc)[4][MT][4], const uint4 (&wv)[8], const uint4 (&xv)[MT]) {
+#pragma unroll
+  for (int f = 0; f < 4; ++f)
+#pragma unroll
+    for (int q = 0; q < 2; ++q) {
+      const uint32_t a[4] = {word(wv[2 * f], 2 * q), word(wv[2 * f + 1], 2 * q), word(wv[2 * f], 2 * q + 1), word(wv[2 * f + 1], 2 * q + 1)};
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) {
+        const uint32_t b[2] = {word(xv[mt], 2 * q), word(xv[mt], 2 * q + 1)};
+        Mma<T>::run(acc[f][mt], a, b);
+      }
+    }
+}
+// N-major weights: 4 loads, k-rows 4t .. 4t + 3 of 8 columns each. Fragment
+// f: rows g / g + 8 are columns 8g + 2f / + 1 (the low and high halves of
+// word f); the mma's k 2t, 2t+1 / 2t+8, 2t+9 are k-rows 4t, 4t+1 / 4t+2,
+// 4t+3; x's 4 k per m block in words x and y (X: uint4 or uint2).
+template <typename T, int MT, typename X>
+__device__ __forceinline__ void mma_step_n(float (&acc)[4][MT][4], const uint4 (&wv)[4], const X (&xv)[MT]) {
+#pragma unroll
+  for (int f = 0; f < 4; ++f) {
+    const uint32_t a[4] = {prmt(word(wv[0], f), word(wv[1], f), 0x5410), prmt(word(wv[0], f), word(wv[1], f), 0x7632),
+                           prmt(word(wv[2], f), word(wv[3], f), 0x5410), prmt(word(wv[2], f), word(wv[3], f), 0x7632)};
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+      const uint32_t b[2] = {xv[mt].x, xv[mt].y};
+      Mma<T>::run(acc[f][mt], a, b);
+    }
+  }
+}
+// A warp's accumulators into its slice of `red` ([MT * 8][NW], for
+// `finish`): accumulator e of (f, mt) is m = 8 mt + 2t + (e & 1), n as the
+// loads map it.
+template <bool W_K, int MT>
+__device__ __forceinline__ void store_partials(float* mine, const float (&acc)[4][MT][4], int g, int t) {
+#pragma unroll
+  for (int f = 0; f < 4; ++f)
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int m = 8 * mt + 2 * t + (e & 1);
+        const int n = W_K ? 16 * f + 8 * (e >> 1) + g : 8 * g + 2 * f + (e >> 1);
+        mine[m * NW + n] = acc[f][mt][e];
+      }
+}
+
 // W_K: weights K-major (w[n][k]); VEC: 16-byte loads of them (else element
 // loads, for rows that are not 16-byte aligned); MT: 8-row blocks of m.
 template <typename T, bool W_K, bool VEC, int MT>
@@ -281,51 +333,11 @@ __device__ __forceinline__ void skinny_gemm(const SkinnyParams& p) {
       }
 #pragma unroll
       for (int u = 0; u < U; ++u) {
-        if constexpr (W_K) {
-          // Physical k 8t + {0,1,2,3} are the mma's k 2t, 2t+1, 2t+8, 2t+9 in
-          // the first mma, 8t + {4..7} in the second; x matches.
-#pragma unroll
-          for (int f = 0; f < 4; ++f)
-#pragma unroll
-            for (int q = 0; q < 2; ++q) {
-              const uint32_t a[4] = {word(wv[u][2 * f], 2 * q), word(wv[u][2 * f + 1], 2 * q), word(wv[u][2 * f], 2 * q + 1),
-                                     word(wv[u][2 * f + 1], 2 * q + 1)};
-#pragma unroll
-              for (int mt = 0; mt < MT; ++mt) {
-                const uint32_t b[2] = {word(xv[u][mt], 2 * q), word(xv[u][mt], 2 * q + 1)};
-                Mma<T>::run(acc[f][mt], a, b);
-              }
-            }
-        } else {
-          // Fragment f: rows g / g + 8 are columns n0 + 8g + 2f / + 1 (the low
-          // and high halves of word f); the mma's k 2t, 2t+1 / 2t+8, 2t+9 are
-          // k-rows 4t, 4t+1 / 4t+2, 4t+3.
-#pragma unroll
-          for (int f = 0; f < 4; ++f) {
-            const uint32_t a[4] = {prmt(word(wv[u][0], f), word(wv[u][1], f), 0x5410), prmt(word(wv[u][0], f), word(wv[u][1], f), 0x7632),
-                                   prmt(word(wv[u][2], f), word(wv[u][3], f), 0x5410), prmt(word(wv[u][2], f), word(wv[u][3], f), 0x7632)};
-#pragma unroll
-            for (int mt = 0; mt < MT; ++mt) {
-              const uint32_t b[2] = {xv[u][mt].x, xv[u][mt].y};
-              Mma<T>::run(acc[f][mt], a, b);
-            }
-          }
-        }
+        if constexpr (W_K) mma_step_k<T, MT>(acc, wv[u], xv[u]);
+        else mma_step_n<T, MT>(acc, wv[u], xv[u]);
       }
     }
-
-    // Accumulator e of (f, mt): m = 8 mt + 2t + (e & 1); n as the loads map it.
-    float* mine = red + warp * (MT * 8 * NW);
-#pragma unroll
-    for (int f = 0; f < 4; ++f)
-#pragma unroll
-      for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int m = 8 * mt + 2 * t + (e & 1);
-          const int n = W_K ? 16 * f + 8 * (e >> 1) + g : 8 * g + 2 * f + (e >> 1);
-          mine[m * NW + n] = acc[f][mt][e];
-        }
+    store_partials<W_K, MT>(red + warp * (MT * 8 * NW), acc, g, t);
     finish<T, MT>(p, z, n0, rank, ranks);
   }
 }
@@ -377,20 +389,14 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
       // arrival: lanes 1-31 there before lane 0 would count this warp twice.
       __syncwarp();
     } else {
-      float acc[4][MT][4];
-#pragma unroll
-      for (int f = 0; f < 4; ++f)
-#pragma unroll
-        for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) acc[f][mt][e] = 0.f;
+      float acc[4][MT][4] = {};
       for (int i = warp; i < stages; i += TMA_CW) {
         const int it = done + i, s = it % TMA_STAGES;
         mbar_wait(full(s), (it / TMA_STAGES) & 1);
         const uint32_t st = base + s * STAGE, xs = st + W_BYTES;
         if constexpr (W_K) {
           // Two k-steps of 32; load (f, h): row 16 f + 8 h + g, k 32 ks + 8 t
-          // .. + 7 (chunk 4 ks + t); k order as in skinny_gemm.
+          // .. + 7 (chunk 4 ks + t).
 #pragma unroll
           for (int ks = 0; ks < 2; ++ks) {
             uint4 wv[8], xv[MT];
@@ -398,18 +404,7 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
             for (int l = 0; l < 8; ++l) wv[l] = lds128(st + swz(16 * (l / 2) + 8 * (l % 2) + g, 4 * ks + t));
 #pragma unroll
             for (int mt = 0; mt < MT; ++mt) xv[mt] = lds128(xs + swz(8 * mt + g, 4 * ks + t));
-#pragma unroll
-            for (int f = 0; f < 4; ++f)
-#pragma unroll
-              for (int q = 0; q < 2; ++q) {
-                const uint32_t a[4] = {word(wv[2 * f], 2 * q), word(wv[2 * f + 1], 2 * q), word(wv[2 * f], 2 * q + 1),
-                                       word(wv[2 * f + 1], 2 * q + 1)};
-#pragma unroll
-                for (int mt = 0; mt < MT; ++mt) {
-                  const uint32_t b[2] = {word(xv[mt], 2 * q), word(xv[mt], 2 * q + 1)};
-                  Mma<T>::run(acc[f][mt], a, b);
-                }
-              }
+            mma_step_k<T, MT>(acc, wv, xv);
           }
         } else {
           // Four k-steps of 16; load j: k-row 16 ks + 4 t + j, columns 8 g ..
@@ -422,33 +417,14 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
             for (int j = 0; j < 4; ++j) wv[j] = lds128(st + swz(16 * ks + 4 * t + j, g));
 #pragma unroll
             for (int mt = 0; mt < MT; ++mt) xv[mt] = lds64(xs + swz(8 * mt + g, 2 * ks + t / 2) + (t & 1) * 8);
-#pragma unroll
-            for (int f = 0; f < 4; ++f) {
-              const uint32_t a[4] = {prmt(word(wv[0], f), word(wv[1], f), 0x5410), prmt(word(wv[0], f), word(wv[1], f), 0x7632),
-                                     prmt(word(wv[2], f), word(wv[3], f), 0x5410), prmt(word(wv[2], f), word(wv[3], f), 0x7632)};
-#pragma unroll
-              for (int mt = 0; mt < MT; ++mt) {
-                const uint32_t b[2] = {xv[mt].x, xv[mt].y};
-                Mma<T>::run(acc[f][mt], a, b);
-              }
-            }
+            mma_step_n<T, MT>(acc, wv, xv);
           }
         }
         reads_before_async_writes();
         __syncwarp();
         if (lane == 0) mbar_arrive(empty(s));
       }
-      float* mine = shared_base() + warp * (MT * 8 * NW);
-#pragma unroll
-      for (int f = 0; f < 4; ++f)
-#pragma unroll
-        for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const int m = 8 * mt + 2 * t + (e & 1);
-            const int n = W_K ? 16 * f + 8 * (e >> 1) + g : 8 * g + 2 * f + (e >> 1);
-            mine[m * NW + n] = acc[f][mt][e];
-          }
+      store_partials<W_K, MT>(shared_base() + warp * (MT * 8 * NW), acc, g, t);
     }
     finish<T, MT, TMA_CW, TMA_THREADS>(p, z, n0, 0, 1);
   }
