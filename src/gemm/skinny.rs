@@ -77,7 +77,13 @@ pub(crate) fn launch(q: &GemmParams, dtype: DType, plan: SkinnyPlan, tma: bool, 
         k_chunk: plan.k_chunk,
         beta: q.beta,
     };
-    if tma && vec && matches!(dtype, DType::F16 | DType::BF16) {
+    // TMA takes positive strides (multiples of 16 bytes, which `vec` and x's
+    // layout give) along every dimension longer than one: broadcast
+    // operands (stride 0) take the register build.
+    let w_rows = if w_k { q.n } else { q.k };
+    let positive = |s: i64, len: i64| s > 0 || len <= 1;
+    let tma_strides = positive(p.sw, w_rows) && positive(p.swb, p.batch) && positive(p.sxm, p.m) && positive(p.sxb, p.batch);
+    if tma && vec && tma_strides && matches!(dtype, DType::F16 | DType::BF16) {
         launch_tma(&p, dtype, w_k, plan.mt, device, stream)?;
         return Ok(true);
     }

@@ -478,6 +478,11 @@ def test_decode_streaming_and_register_builds(kind, variant, kernel_override):
     check(torch.ops.myns.bmm(x, w), x, w, kind)
     x, w = r(3, 16, 520), r(3, 4096, 520).transpose(1, 2)
     check(torch.ops.myns.bmm(x, w), x, w, kind)
+    # Broadcast operands (stride 0 along the batch, or along x's rows).
+    x, w = r(1, 5, 1000).expand(2, 5, 1000), r(1, 1000, 4096).expand(2, 1000, 4096)
+    check(torch.ops.myns.bmm(x, w), x, w, kind)
+    x = r(1, 1000).expand(4, 1000)
+    check(torch.ops.myns.matmul(x, w[0]), x, w[0], kind)
     # (The accumulating epilogue: `skinny_tma+acc` in ACC_VARIANTS.)
 
 
