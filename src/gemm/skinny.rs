@@ -79,11 +79,15 @@ pub(crate) fn launch(q: &GemmParams, dtype: DType, plan: SkinnyPlan, tma: bool, 
     };
     // TMA takes positive strides (multiples of 16 bytes, which `vec` and x's
     // layout give) along every dimension longer than one: broadcast
-    // operands (stride 0) take the register build.
+    // operands (stride 0) take the register build. Its coordinates (and the
+    // kernel's k, n and batch indices, and its count of a block's stages
+    // over its batches) are 32-bit.
     let w_rows = if w_k { q.n } else { q.k };
     let positive = |s: i64, len: i64| s > 0 || len <= 1;
     let tma_strides = positive(p.sw, w_rows) && positive(p.swb, p.batch) && positive(p.sxm, p.m) && positive(p.sxb, p.batch);
-    if tma && vec && tma_strides && matches!(dtype, DType::F16 | DType::BF16) {
+    let ring = (cdiv(p.k, 64) + 1).saturating_mul(cdiv(p.batch, 65_535));
+    let fits_i32 = [p.k + 64, p.n + 64, p.batch, ring].iter().all(|&v| v <= i32::MAX as i64);
+    if tma && vec && tma_strides && fits_i32 && matches!(dtype, DType::F16 | DType::BF16) {
         launch_tma(&p, dtype, w_k, plan.mt, device, stream)?;
         return Ok(true);
     }
