@@ -7,7 +7,7 @@
 
 use super::pack::{self, Operand};
 use super::plan::{cdiv, operand_layout, skinny_tma_smem, Layout, SkinnyPlan};
-use super::sm90::tensor_map;
+use super::sm90::{tensor_map, tma_readable};
 use super::tiles::{SKINNY_NW, SKINNY_TMA_CW, SKINNY_WARPS};
 use super::{GemmParams, SKINNY_KERNELS, SKINNY_TMA_KERNELS};
 use crate::cuda;
@@ -77,14 +77,13 @@ pub(crate) fn launch(q: &GemmParams, dtype: DType, plan: SkinnyPlan, tma: bool, 
         k_chunk: plan.k_chunk,
         beta: q.beta,
     };
-    // TMA takes positive strides (multiples of 16 bytes, which `vec` and x's
-    // layout give) along every dimension longer than one: broadcast
-    // operands (stride 0) take the register build. Its coordinates (and the
-    // kernel's k, n and batch indices, and its count of a block's stages
-    // over its batches) are 32-bit.
-    let w_rows = if w_k { q.n } else { q.k };
-    let positive = |s: i64, len: i64| s > 0 || len <= 1;
-    let tma_strides = positive(p.sw, w_rows) && positive(p.swb, p.batch) && positive(p.sxm, p.m) && positive(p.sxb, p.batch);
+    // Operands TMA cannot read (broadcast ones, stride 0, among them) take
+    // the register build; so do sizes past the streamed build's 32-bit
+    // coordinates and indices (k, n, batch, a block's stages over its
+    // batches).
+    let (w_len, w_rows) = if w_k { (q.k, q.n) } else { (q.n, q.k) };
+    let tma_strides = tma_readable(p.sw, w_len, p.swb, w_rows * p.sw, p.batch, elem)
+        && tma_readable(p.sxm, p.k, p.sxb, p.m * p.sxm, p.batch, elem);
     let ring = (cdiv(p.k, 64) + 1).saturating_mul(cdiv(p.batch, 65_535));
     let fits_i32 = [p.k + 64, p.n + 64, p.batch, ring].iter().all(|&v| v <= i32::MAX as i64);
     if tma && vec && tma_strides && fits_i32 && matches!(dtype, DType::F16 | DType::BF16) {

@@ -25,21 +25,28 @@ use std::sync::Mutex;
 /// K-contiguous, MN-contiguous for 16-bit types, or M-contiguous for TF32
 /// through registers (B K-contiguous); B is K-contiguous, or N-contiguous
 /// for 16-bit types.
+/// Whether TMA can read an operand of `batch` batches whose rows (`len`
+/// elements along its unit-stride dimension) are `ld` elements apart and
+/// whose batches are `sb` apart, spanning `span`: positive strides of whole
+/// 16 bytes, rows and batches that do not overlap.
+pub(super) fn tma_readable(ld: i64, len: i64, sb: i64, span: i64, batch: i64, elem: i64) -> bool {
+    let align = 16 / elem; // elements per 16 bytes
+    ld > 0 && ld % align == 0 && ld >= len && (batch == 1 || (sb > 0 && sb % align == 0 && sb >= span))
+}
+
 fn eligible(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, a_reg: bool, info: &DeviceInfo) -> bool {
-    let align = 16 / dtype.size() as i64; // elements per 16 bytes
-    let rows_ok = |ld: i64, len: i64| ld > 0 && ld % align == 0 && ld >= len;
-    let batch_ok = |s: i64, span: i64| q.batch == 1 || (s > 0 && s % align == 0 && s >= span);
+    let es = dtype.size() as i64;
     let small = |x: i64| x < i32::MAX as i64 - 256;
     let half = dtype != DType::F32;
     let a_ok = if a_k {
-        !a_reg && q.sak == 1 && rows_ok(q.sam, q.k) && batch_ok(q.sab, q.m * q.sam)
+        !a_reg && q.sak == 1 && tma_readable(q.sam, q.k, q.sab, q.m * q.sam, q.batch, es)
     } else {
-        (half || (a_reg && b_k)) && q.sam == 1 && rows_ok(q.sak, q.m) && batch_ok(q.sab, q.k * q.sak)
+        (half || (a_reg && b_k)) && q.sam == 1 && tma_readable(q.sak, q.m, q.sab, q.k * q.sak, q.batch, es)
     };
     let b_ok = if b_k {
-        q.sbk == 1 && rows_ok(q.sbn, q.k) && batch_ok(q.sbb, q.n * q.sbn)
+        q.sbk == 1 && tma_readable(q.sbn, q.k, q.sbb, q.n * q.sbn, q.batch, es)
     } else {
-        half && q.sbn == 1 && rows_ok(q.sbk, q.n) && batch_ok(q.sbb, q.k * q.sbk)
+        half && q.sbn == 1 && tma_readable(q.sbk, q.n, q.sbb, q.k * q.sbk, q.batch, es)
     };
     // TMA wants 16-byte aligned starts as well as strides.
     info.cc == (9, 0)
