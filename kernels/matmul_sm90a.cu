@@ -59,6 +59,7 @@
 
 #include "matmul_common.cuh"
 #include "gemm_tiles.h"
+#include "tma.cuh"
 
 namespace myns {
 namespace sm90 {
@@ -98,26 +99,6 @@ template <int BN, bool PP, bool OUT16, int BM> struct Tile {
   static_assert(SMEM <= 227 * 1024, "more shared memory than an H100 block has");
 };
 
-__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_expect_tx(uint32_t bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
-  uint32_t done = 0;
-  do {
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-  } while (!done);
-}
-
 // Launched as a programmatic dependent (src/cuda.rs `LaunchOpts::after_previous`): the
 // block may start while the stream's previous kernel finishes, and waits
 // here until that kernel has completed and its writes are visible.
@@ -129,13 +110,6 @@ __device__ __forceinline__ void wait_previous_grid() { asm volatile("griddepcont
 __device__ __forceinline__ void mbar_arrive_cta(uint32_t bar, uint32_t cta) {
   asm volatile("{\n.reg .b32 r;\nmapa.shared::cluster.u32 r, %0, %1;\nmbarrier.arrive.shared::cluster.b64 _, [r];\n}\n" ::"r"(bar), "r"(cta)
                : "memory");
-}
-
-__device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1, int c2) {
-  asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(dst),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
-      : "memory");
 }
 
 // A TMA load written to the same shared address in every block of `mask`
@@ -376,7 +350,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     }
     mbar_init(turn(0), 4);
     mbar_init(turn(1), 4);
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    mbar_init_fence();
   }
   if (cl > 1) {
     cluster_sync();  // the peer's barriers exist before anything arrives on them

@@ -3,7 +3,8 @@
 // its own shared memory; cluster_sync is a barrier over all of them;
 // ld_cluster reads another block's shared memory at the same offset.
 #pragma once
-#include <cuda.h>  // CUtensorMap, for the streaming build's stubs
+#include <cuda.h>  // CUtensorMap
+#include <cstring>
 
 #include <vector>
 namespace emu {
@@ -30,18 +31,25 @@ inline uint4 ld_stream(const void* p) {
 inline uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) { return __byte_perm(a, b, sel); }
 inline float* shared_base() { return emu::block_smem[emu::cur->slot].data(); }
 inline void __syncwarp(unsigned = 0xffffffffu) { emu::syncwarp(); }
-// The streaming build (`skinny_tma`: mbarriers, TMA, shared-memory loads by
-// address) is not emulated: these let the file compile, and stop if run.
-[[noreturn]] inline void skinny_tma_unsupported() { fprintf(stderr, "FAIL: the skinny kernel's TMA build is not emulated\n"); exit(4); }
-inline void mbar_init(uint32_t, uint32_t) { skinny_tma_unsupported(); }
-inline void mbar_init_fence() { skinny_tma_unsupported(); }
-inline void mbar_expect_tx(uint32_t, uint32_t) { skinny_tma_unsupported(); }
-inline void mbar_arrive(uint32_t) { skinny_tma_unsupported(); }
-inline void mbar_wait(uint32_t, uint32_t) { skinny_tma_unsupported(); }
-inline void tma_load(uint32_t, const CUtensorMap*, uint32_t, int, int, int) { skinny_tma_unsupported(); }
-inline uint4 lds128(uint32_t) { skinny_tma_unsupported(); }
-inline uint2 lds64(uint32_t) { skinny_tma_unsupported(); }
-inline void reads_before_async_writes() { skinny_tma_unsupported(); }
-inline uint32_t smem_addr(const void*) { skinny_tma_unsupported(); }
-inline uint64_t evict_first_policy() { skinny_tma_unsupported(); }
-inline void tma_load_hint(uint32_t, const CUtensorMap*, uint32_t, int, int, int, uint64_t) { skinny_tma_unsupported(); }
+// The streaming build (`skinny_tma`): emu_tma.h's mbarriers and TMA loads
+// (installed as tma.cuh) on the running block's shared memory, addressed by
+// offsets into it as on the GPU; its shared-memory loads read there.
+#include "tma.cuh"
+namespace myns {
+inline unsigned char* emu_window() { return reinterpret_cast<unsigned char*>(emu::block_smem[emu::cur->slot].data()); }
+}  // namespace myns
+inline uint32_t smem_addr(const void* p) {
+  const ptrdiff_t off = static_cast<const unsigned char*>(p) - myns::emu_window();
+  if (off < 0 || (size_t)off >= emu::block_smem[emu::cur->slot].size() * sizeof(float)) { fprintf(stderr, "smem_addr outside shared memory\n"); abort(); }
+  return (uint32_t)off;
+}
+template <int BYTES>
+inline void emu_lds(void* v, uint32_t a) {
+  if (a % BYTES || a + BYTES > emu::block_smem[emu::cur->slot].size() * sizeof(float)) { fprintf(stderr, "bad ld.shared of %d bytes at %u\n", BYTES, a); abort(); }
+  memcpy(v, myns::emu_window() + a, BYTES);
+}
+inline uint4 lds128(uint32_t a) { uint4 v; emu_lds<16>(&v, a); return v; }
+inline uint2 lds64(uint32_t a) { uint2 v; emu_lds<8>(&v, a); return v; }
+inline void reads_before_async_writes() {}  // TMA copies land at once here
+inline uint64_t evict_first_policy() { return 0; }
+inline void tma_load_hint(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1, int c2, uint64_t) { myns::tma_load(dst, map, bar, c0, c1, c2); }

@@ -1,56 +1,6 @@
-// Emulated Hopper pieces (replace the asm in matmul_sm90a.cu): mbarriers,
-// TMA tiled loads with 128-byte swizzle, wgmma m64nN (k16, tf32 k8) reading shared
+// Emulated Hopper pieces (replace the asm in matmul_sm90a.cu; mbarriers and
+// TMA tiled loads with 128-byte swizzle are emu_tma.h's): wgmma m64nN (k16, tf32 k8) reading shared
 // memory through descriptors decoded per the PTX ISA's canonical layouts.
-struct EmuMap { const unsigned char* base; uint64_t dims[3]; uint64_t strides[2]; uint32_t box[3]; int elem; };
-inline unsigned char* emu_window();  // shared-memory window (addresses are offsets into it)
-struct EmuBar { int expected = 0, pending = 0; long tx = 0; unsigned phase = 0; bool init = false; };
-inline EmuBar emu_bars[64];
-inline long emu_progress = 0;
-inline EmuBar& bar_at(uint32_t addr) {
-  // A kernel's barriers are contiguous (fewer than 64; where depends on the
-  // kernel's tile and type), and reset at each block: index them by address.
-  if (addr % 8) { fprintf(stderr, "misaligned mbarrier\n"); abort(); }
-  return emu_bars[(addr / 8) % 64];
-}
-inline void bar_check(EmuBar& b) {
-  if (b.pending == 0 && b.tx == 0) { b.phase++; b.pending = b.expected; }
-}
-__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
-  auto& b = bar_at(bar); b = EmuBar{}; b.expected = b.pending = (int)count; b.init = true; emu_progress++;
-}
-__device__ __forceinline__ void mbar_expect_tx(uint32_t bar, uint32_t bytes) {
-  auto& b = bar_at(bar); if (!b.init) abort(); b.tx += bytes; b.pending--; if (b.pending < 0) { fprintf(stderr, "mbarrier over-arrived\n"); abort(); } bar_check(b); emu_progress++;
-}
-__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
-  auto& b = bar_at(bar); if (!b.init) abort(); b.pending--; if (b.pending < 0) { fprintf(stderr, "mbarrier over-arrived\n"); abort(); } bar_check(b); emu_progress++;
-}
-__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
-  auto& b = bar_at(bar);
-  while ((b.phase & 1) == parity) emu::yield();  // phase `parity` not yet complete
-}
-__device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1, int c2) {
-  const EmuMap* m = reinterpret_cast<const EmuMap*>(map);
-  if (dst % 1024) { fprintf(stderr, "TMA dst not 1024-aligned for 128B swizzle\n"); abort(); }
-  if (m->box[0] * m->elem != 128) { fprintf(stderr, "box inner bytes != 128\n"); abort(); }
-  unsigned char* out = emu_window() + dst;
-  uint32_t rows = m->box[1] * m->box[2];
-  for (uint32_t i2 = 0; i2 < m->box[2]; ++i2)
-    for (uint32_t i1 = 0; i1 < m->box[1]; ++i1) {
-      uint32_t R = i1 + m->box[1] * i2;
-      for (uint32_t i0 = 0; i0 < m->box[0]; ++i0) {
-        int64_t x0 = (int64_t)c0 + i0, x1 = (int64_t)c1 + i1, x2 = (int64_t)c2 + i2;
-        unsigned char v[16] = {0};
-        if (x0 >= 0 && x1 >= 0 && x2 >= 0 && (uint64_t)x0 < m->dims[0] && (uint64_t)x1 < m->dims[1] && (uint64_t)x2 < m->dims[2])
-          memcpy(v, m->base + x0 * m->elem + x1 * m->strides[0] + x2 * m->strides[1], m->elem);
-        uint32_t off = R * 128 + i0 * m->elem;
-        uint32_t phys = off ^ ((R % 8) << 4);
-        memcpy(out + phys, v, m->elem);
-      }
-    }
-  (void)rows;
-  auto& b = bar_at(bar); b.tx -= (long)m->box[0] * m->box[1] * m->box[2] * m->elem; bar_check(b); emu_progress++;
-}
-
 // One element of T at a (128-byte swizzled) shared-memory address; float is
 // read as TF32 (the tensor cores ignore the low 13 mantissa bits).
 template <typename T>

@@ -30,6 +30,7 @@ work=$(mktemp -d)
 # of an older set-up's venv.
 inc=$(ls -d "$root"/.toolchain/cuda-*/nvidia/cu13/include "$root"/.venv/lib/python3*/site-packages/nvidia/cu13/include 2>/dev/null | head -1 || true)
 cp "$root"/kernels/{common.cuh,matmul_tc.cu,matmul_simt.cu,matmul_sm90a.cu,gemm_skinny.cu,gemm_pack.cu} "$here"/*.h "$here"/*.cc "$work"/
+cp "$here/emu_tma.h" "$work/tma.cuh"  # the kernels' mbarrier and TMA wrappers
 rustc --edition 2021 -o "$work/gen_tiles" "$here/gen_tiles.rs"
 "$work/gen_tiles" > "$work/gemm_tiles.h"
 python3 - "$root" "$work" <<'PY'
@@ -42,9 +43,9 @@ s = open(f"{root}/kernels/matmul_common.cuh").read()
 i, j = s.index("// ---- PTX wrappers"), s.rindex("}  // namespace myns")
 open(f"{work}/matmul_common.cuh", "w").write(s[:i] + '#include "emu_ptx.h"\n\n' + s[j:])
 s = open(f"{root}/kernels/matmul_sm90a.cu").read()
-s = cut(s, "__device__ __forceinline__ void mbar_init", "// Shared-memory matrix descriptor", '#include "emu_wg.h"\n\n')
+s = cut(s, "// Launched as a programmatic dependent", "// Shared-memory matrix descriptor", '#include "emu_wg.h"\n\n')
 s = cut(s, "#define MYNS_D8(", "// A_K / B_K: the operand")
-s = re.sub(r'\n[ \t]*asm volatile\("(?:setmaxnreg|fence\.mbarrier_init)[^\n]*', "", s)
+s = re.sub(r'\n[ \t]*asm volatile\("setmaxnreg[^\n]*', "", s)
 assert "asm" not in s, "unpatched asm left in matmul_sm90a.cu"
 open(f"{work}/matmul_sm90a.cu", "w").write(s)
 s = open(f"{root}/kernels/gemm_skinny.cu").read()

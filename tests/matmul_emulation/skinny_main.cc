@@ -1,5 +1,6 @@
 // Runs the real kernels/gemm_skinny.cu (skinny products, thread-block
-// clusters reducing through distributed shared memory) and
+// clusters reducing through distributed shared memory; the streaming build's
+// TMA ring on emu_tma.h's mbarriers and TMA loads) and
 // kernels/gemm_pack.cu (staging copies) on the CPU under the fiber
 // emulation, against double-precision references; host set-up mirrors
 // src/gemm/skinny.rs and src/gemm/pack.rs.
@@ -42,7 +43,7 @@ static void launch(std::function<void()> body, emu::Dim grid, emu::Dim block, un
         while (!all) {
           all = true; int finished = 0;
           for (auto& f : fibers) { if (f.done) { ++finished; continue; } all = false; emu::cur = &f; swapcontext(&emu::sched, &f.ctx); }
-          const long now = emu::progress * 100000 + finished;
+          const long now = (emu::progress + myns::emu_progress) * 100000 + finished;
           if (now == last) { if (++idle > 1000) { fprintf(stderr, "DEADLOCK in cluster %u,%u,%u\n", x, y0, z); exit(3); } } else { idle = 0; last = now; }
         }
       }
@@ -63,6 +64,26 @@ using SkinnyKern = void (*)(const SkinnyParams);
                 {{mm_skinny_##dt##_nv_m1, mm_skinny_##dt##_nv_m2}, {mm_skinny_##dt##_ne_m1, mm_skinny_##dt##_ne_m2}}}
 static const SkinnyKern skinny_f16[2][2][2] = SK(f16), skinny_bf16[2][2][2] = SK(bf16), skinny_f32[2][2][2] = SK(f32);
 template <class T> const char* type_name() { return std::is_same<T, __half>::value ? "f16" : std::is_same<T, float>::value ? "f32" : "bf16"; }
+
+// Elements of out (c, or c^T when `tout`) outside the bound against the
+// double-precision product of x and the weights.
+template <class T>
+int count_bad(const std::vector<T>& X, int64_t sxb, int64_t sxm, const T* w0, int64_t sw, int64_t swb, bool w_k, const std::vector<T>& C,
+              int batch, int M, int K, int N, bool tout) {
+  const double u_out = std::is_same<T, __half>::value ? 1.0 / 2048 : std::is_same<T, float>::value ? 0x1p-24 : 1.0 / 256;
+  int bad = 0;
+  for (int z = 0; z < batch; ++z) for (int i = 0; i < M; ++i) for (int j = 0; j < N; ++j) {
+    double ref = 0, mag = 0;
+    for (int kk = 0; kk < K; ++kk) {
+      const double a = tof(X[z * sxb + i * sxm + kk]);
+      const double b = tof(w0[z * swb + (w_k ? j * sw + kk : kk * sw + j)]);
+      ref += a * b; mag += fabs(a * b);
+    }
+    const double out = tof(C[(size_t)z * M * N + (tout ? (size_t)j * M + i : (size_t)i * N + j)]);
+    if (!(fabs(out - ref) <= mag * 2 * K * 6e-8 + fabs(ref) * u_out * 1.01 + 1e-30)) { if (bad < 3) fprintf(stderr, "  [%d,%d,%d] %g vs %g\n", z, i, j, out, ref); ++bad; }
+  }
+  return bad;
+}
 
 // x [batch][M][K] (rows padded to 8), weights K-major (w[n][k]) or N-major
 // (w[k][n]), aligned or not (row stride +1 and an odd start: element loads),
@@ -91,20 +112,56 @@ void skinny_case(bool w_k, bool aligned, int ranks, int batch, int M, int K, int
   const SkinnyKern k = table[(!w_k) * 4 + (!aligned) * 2 + (mt - 1)];
   const size_t smem = (size_t)MYNS_SKINNY_WARPS * mt * 8 * MYNS_SKINNY_NW;
   launch([&] { k(p); }, {(unsigned)((N + 63) / 64), (unsigned)ranks, (unsigned)batch}, {256, 1, 1}, ranks, smem);
-  const double u_out = std::is_same<T, __half>::value ? 1.0 / 2048 : std::is_same<T, float>::value ? 0x1p-24 : 1.0 / 256;
-  int bad = 0;
-  for (int z = 0; z < batch; ++z) for (int i = 0; i < M; ++i) for (int j = 0; j < N; ++j) {
-    double ref = 0, mag = 0;
-    for (int kk = 0; kk < K; ++kk) {
-      const double a = tof(X[z * sxb + i * sxm + kk]);
-      const double b = tof(w0[z * swb + (w_k ? j * sw + kk : kk * sw + j)]);
-      ref += a * b; mag += fabs(a * b);
-    }
-    const double out = tof(C[(size_t)z * M * N + (tout ? (size_t)j * M + i : (size_t)i * N + j)]);
-    if (!(fabs(out - ref) <= mag * 2 * K * 6e-8 + fabs(ref) * u_out * 1.01 + 1e-30)) { if (bad < 3) fprintf(stderr, "  [%d,%d,%d] %g vs %g\n", z, i, j, out, ref); ++bad; }
-  }
+  const int bad = count_bad(X, sxb, sxm, w0, sw, swb, w_k, C, batch, M, K, N, tout);
   ++cases;
   printf("skinny %s %c%c ranks %d b%d %dx%dx%d%s: %s\n", type_name<T>(), w_k ? 'k' : 'n', aligned ? 'v' : 'e', ranks, batch, M, K, N, tout ? " c^T" : "", bad ? "FAIL" : "ok");
+  if (bad) ++fails;
+  fflush(stdout);
+}
+
+// The streaming build (16-bit types, 16-byte aligned weight rows), tensor
+// maps as src/gemm/skinny.rs `launch_tma` builds them; `gz` blocks along z
+// (fewer than `batch`: a block runs several batches, its ring going on).
+using SkinnyTmaKern = void (*)(const CUtensorMap, const CUtensorMap, const SkinnyParams);
+#define SKT(dt) {{mm_skinny_tma_##dt##_k_m1, mm_skinny_tma_##dt##_k_m2}, {mm_skinny_tma_##dt##_n_m1, mm_skinny_tma_##dt##_n_m2}}
+static const SkinnyTmaKern skinny_tma_f16[2][2] = SKT(f16), skinny_tma_bf16[2][2] = SKT(bf16);
+static CUtensorMap emu_map(const void* base, const uint64_t (&dims)[3], const uint64_t (&strides)[2], uint32_t b0, uint32_t b1, int elem) {
+  CUtensorMap m; memset(&m, 0, sizeof m);
+  myns::EmuMap e{(const unsigned char*)base, {dims[0], dims[1], dims[2]}, {strides[0], strides[1]}, {b0, b1, 1}, elem};
+  static_assert(sizeof(e) <= sizeof(m), "map");
+  memcpy(&m, &e, sizeof e);
+  return m;
+}
+template <class T>
+void skinny_tma_case(bool w_k, int batch, int M, int K, int N, unsigned gz, bool tout = false) {
+  std::mt19937 rng(M * 37 + K * 5 + N + batch); std::normal_distribution<float> nd;
+  const uint64_t es = sizeof(T), vec = 16 / es;
+  const int64_t sxm = (K + vec - 1) / vec * vec, sxb = M * sxm;
+  const int64_t inner = w_k ? K : N, outer = w_k ? N : K;
+  const int64_t sw = (inner + vec - 1) / vec * vec, swb = outer * sw;
+  std::vector<T> X(batch * sxb + 8), W(batch * swb + 16), C((size_t)batch * M * N, fromf<T>(NAN));
+  for (auto& v : X) v = fromf<T>(nd(rng)); for (auto& v : W) v = fromf<T>(nd(rng));
+  SkinnyParams p{};
+  p.x = X.data(); p.w = W.data(); p.c = C.data(); p.M = M; p.N = N; p.K = K; p.sxm = sxm; p.sxb = sxb; p.sw = sw; p.swb = swb;
+  p.scm = tout ? 1 : N; p.scn = tout ? M : 1; p.scb = (int64_t)M * N; p.batch = batch; p.k_chunk = K;
+  const int mt = (M + 7) / 8;
+  // skinny.rs: a dimension of one element (or batch) gets a stride spanning the data before it.
+  auto stride = [&](int64_t s, uint64_t len, uint64_t span) { return len <= 1 ? (span * es + 15) / 16 * 16 : (uint64_t)s * es; };
+  const uint64_t wd[3] = {(uint64_t)inner, (uint64_t)outer, (uint64_t)batch};
+  const uint64_t w_pitch = stride(sw, wd[1], wd[0]);
+  const uint64_t ws[2] = {w_pitch, stride(swb, batch, wd[1] * w_pitch / es)};
+  const uint64_t xd[3] = {(uint64_t)K, (uint64_t)M, (uint64_t)batch};
+  const uint64_t x_pitch = stride(sxm, M, K);
+  const uint64_t xs[2] = {x_pitch, stride(sxb, batch, M * x_pitch / es)};
+  const CUtensorMap tw = emu_map(W.data(), wd, ws, 64, MYNS_SKINNY_NW, (int)es), tx = emu_map(X.data(), xd, xs, 64, 8 * mt, (int)es);
+  const SkinnyTmaKern k = (std::is_same<T, __half>::value ? skinny_tma_f16 : skinny_tma_bf16)[!w_k][mt - 1];
+  // src/gemm/plan.rs skinny_tma_smem
+  const size_t stage = 64 * MYNS_SKINNY_NW * 2 + mt * 8 * 128;
+  const size_t smem = MYNS_SKINNY_TMA_CW * mt * 8 * MYNS_SKINNY_NW * 4 + 1024 + MYNS_SKINNY_TMA_STAGES * (stage + 16);
+  launch([&] { k(tw, tx, p); }, {(unsigned)((N + 63) / 64), 1, gz}, {(MYNS_SKINNY_TMA_CW + 1) * 32, 1, 1}, 1, smem / 4);
+  const int bad = count_bad(X, sxb, sxm, W.data(), sw, swb, w_k, C, batch, M, K, N, tout);
+  ++cases;
+  printf("skinny_tma %s %c b%d (%u blocks along z) %dx%dx%d%s: %s\n", type_name<T>(), w_k ? 'k' : 'n', batch, gz, M, K, N, tout ? " c^T" : "", bad ? "FAIL" : "ok");
   if (bad) ++fails;
   fflush(stdout);
 }
@@ -169,6 +226,15 @@ int main(int argc, char** argv) {
   skinny_case<float>(false, false, 1, 2, 12, 40, 65, true);      // transposed output
   skinny_case<float>(false, true, 8, 1, 16, 2048, 64);           // eight blocks per cluster
   skinny_case<float>(true, false, 4, 1, 1, 1, 1);                // K = 1
+  // The streaming build: both layouts, one and two 8-row m blocks, K and N
+  // edges (zero fill), K past the ring's stages (one and two wraps), K = 1,
+  // batches, several batches per block.
+  skinny_tma_case<__nv_bfloat16>(true, 1, 1, 100, 70, 1);
+  skinny_tma_case<__nv_bfloat16>(false, 1, 9, 1100, 130, 1);
+  skinny_tma_case<__half>(true, 1, 16, 2100, 64, 1);
+  skinny_tma_case<__half>(false, 3, 5, 70, 200, 1, true);
+  skinny_tma_case<__nv_bfloat16>(true, 3, 3, 1030, 100, 2);
+  skinny_tma_case<__nv_bfloat16>(false, 1, 16, 1, 64, 1);
   // Staging copies: misaligned rows (odd stride and start), both 16-bit types
   // and float32 (with TF32 rounding); a gather from a transposed, strided source.
   pack_case<__nv_bfloat16>(true, 1, 37, 45, 0, 45, 1, 1, false);

@@ -4,7 +4,10 @@
 #include "emu_prelude.h"
 #include <cuda.h>
 #include <type_traits>
-namespace myns { namespace sm90 { alignas(1024) unsigned char smem_raw[240 * 1024]; inline unsigned char* emu_window() { return smem_raw; } } }
+namespace myns {
+namespace sm90 { alignas(1024) unsigned char smem_raw[240 * 1024]; }  // the kernel's extern __shared__
+inline unsigned char* emu_window() { return sm90::smem_raw; }
+}  // namespace myns
 namespace myns { alignas(1024) unsigned char smem_raw_unused[16]; }
 #include "matmul_sm90a.cu"
 #include <random>
@@ -27,7 +30,7 @@ static void launch(WgKern k, unsigned gx, unsigned gz, const CUtensorMap& a, con
       emu::block_idx = {x, 0, z};
       memset(myns::sm90::smem_raw, 0xFF, sizeof myns::sm90::smem_raw);
       emu::bar_count = 0;
-      for (auto& b : myns::sm90::emu_bars) b = {};
+      for (auto& b : myns::emu_bars) b = {};
       for (int t = 0; t < threads; ++t) {
         auto& f = fibers[t];
         f.done = false; f.tid = {(unsigned)t, 0, 0}; f.bid = emu::block_idx; f.slot = 0; f.stack.resize(512 * 1024);
@@ -38,14 +41,14 @@ static void launch(WgKern k, unsigned gx, unsigned gz, const CUtensorMap& a, con
       while (!all) {
         all = true;
         for (auto& f : fibers) { if (f.done) continue; all = false; emu::cur = &f; swapcontext(&emu::sched, &f.ctx); }
-        if (myns::sm90::emu_progress == last) { if (++idle > 2000) { fprintf(stderr, "DEADLOCK in block %u,%u\n", x, z); exit(3); } } else { idle = 0; last = myns::sm90::emu_progress; }
+        if (myns::emu_progress == last) { if (++idle > 2000) { fprintf(stderr, "DEADLOCK in block %u,%u\n", x, z); exit(3); } } else { idle = 0; last = myns::emu_progress; }
       }
     }
 }
 
 static CUtensorMap make_map(const void* base, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t s1, uint64_t s2, uint32_t b0, uint32_t b1, int elem) {
   CUtensorMap m; memset(&m, 0, sizeof m);
-  myns::sm90::EmuMap e{(const unsigned char*)base, {d0, d1, d2}, {s1, s2}, {b0, b1, 1}, elem};
+  myns::EmuMap e{(const unsigned char*)base, {d0, d1, d2}, {s1, s2}, {b0, b1, 1}, elem};
   static_assert(sizeof(e) <= sizeof(m), "map");
   memcpy(&m, &e, sizeof e);
   return m;
