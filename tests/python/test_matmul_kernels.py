@@ -508,6 +508,31 @@ def test_tf32_setting_is_read_at_call_time(kernel_override):
 
 
 @cuda
+@pytest.mark.parametrize("x_in", ["a", "b"])
+@pytest.mark.parametrize("variant", ["auto", "wgr", "wgr64/2", "wg", "128", "64/3"])
+def test_tf32_rounds_both_operands_to_nearest(kernel_override, variant, x_in):
+    """TF32 rounds each operand to nearest, as cuBLAS does, not toward zero
+    as the tensor cores would on their own: with K = 64 terms x * 2^-6,
+    x = 1 + 3 * 2^-12 (between the TF32 neighbours 1 and 1 + 2^-10, nearer
+    the upper), every output is exactly 1 + 2^-10; truncating x gives 1.
+    The general TF32 bound would let one operand's truncation pass. x in a
+    is what the register-A Hopper kernel rounds in shared memory, x in b
+    what it rounds in registers."""
+    kernel_override("MYNS_MATMUL_KERNEL", variant)
+    x, y = 1 + 3 * 2.0**-12, 2.0**-6
+    a = torch.full((256, 64), x if x_in == "a" else y, device="cuda")
+    b = torch.full((64, 320), y if x_in == "a" else x, device="cuda")
+    old = torch.backends.cuda.matmul.allow_tf32
+    try:
+        set_tf32(True)
+        out = myns.matmul(a, b)
+    finally:
+        set_tf32(old)
+    wrong = out != 1 + 2.0**-10
+    assert not wrong.any(), f"{int(wrong.sum())} of {out.numel()} outputs wrong, e.g. {out[wrong][0].item()!r} (1 = truncated)"
+
+
+@cuda
 def test_mixed_tf32_apis_raise_instead_of_aborting():
     """PyTorch raises when the legacy and new TF32 settings disagree; myns
     must raise too (an exception crossing the C++/Rust boundary would abort)."""
