@@ -36,3 +36,6 @@ for tool in memcheck racecheck; do
   echo "$tool: exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|workload ok' $OUT/$tool-tf32.log | tr '\n' ' ')"
 done
 AB_ONLY=${AB_ONLY:-square,decode} AB_ROUNDS=${AB_ROUNDS:-3} bash bench/explore/matmul-ab/run.sh
+# The full matmul report with new.so (MYNS_GIT_COMMIT: the commit it was built from).
+MYNS_LIBRARY=$PWD/$D/new.so timeout 240 python3 bench/bench_matmul.py --rounds 3 --out $OUT/mm > $OUT/bench-matmul.log 2>&1
+echo "bench exit $?"; grep -A10 "by class" $OUT/bench-matmul.log | head -12
