@@ -48,11 +48,8 @@
 // with an M-contiguous A (`mm_wgr<BN>_tf32`): wgmma reads TF32 from shared
 // memory K-major only, so the consumers load that A into registers
 // themselves (rounding it to nearest on the way) and use wgmma's register-A
-// form; B, which wgmma reads from shared memory (the tensor cores would drop
-// its low 13 mantissa bits), is rounded to nearest in place by the producer
-// warpgroup's idle warps once each stage lands. The Rust side runs it on
-// c^T = b^T a^T, so that a row-major b needs no transposed copy and a
-// row-major a no copy at all.
+// form. The Rust side runs it on c^T = b^T a^T, so that a row-major b needs
+// no transposed copy.
 //
 //   mm_wg<BN>_<dtype>_<a><b>(tmA, tmB, tmC, GemmParams)   (tensor maps built in src/gemm/sm90.rs)
 //   mm_wgp<BN>_<dtype>_<a><b>(tmA, tmB, tmC, GemmParams)
@@ -71,9 +68,6 @@ namespace sm90 {
 // 128-byte swizzle atom wide, 4 wgmma k-steps of 32 bytes. Narrower tiles
 // take more stages in about the same shared memory.
 constexpr int BK_BYTES = MYNS_WG_BK_BYTES, CONSUMERS = 2;
-// The producer warpgroup's warps other than the TMA issuer's (register-A
-// kernel: they round B to TF32).
-constexpr int ROUNDERS = 3;
 constexpr int THREADS = MYNS_WG_THREADS;
 static_assert(THREADS == 128 * (CONSUMERS + 1), "one producer and two consumer warpgroups");
 // OUT16: 16-bit inputs and output (else TF32 in, float32 out). BM: 128, or
@@ -95,8 +89,8 @@ template <int BN, bool PP, bool OUT16, int BM> struct Tile {
   static constexpr int C_BYTES = !PP && OUT16 ? 2 * C_HALF : 0;
   static constexpr int STAGES = BASE_STAGES + (!PP && !OUT16 ? 2 * C_HALF / STAGE_BYTES : 0);
   // Full/empty barriers per stage, two turn barriers, the consumers'
-  // split-K words (see `last_of`), the register-A kernel's ready barriers.
-  static constexpr int BAR_BYTES = (3 * STAGES + 3) * 8;
+  // split-K words (see `last_of`).
+  static constexpr int BAR_BYTES = (2 * STAGES + 3) * 8;
   static_assert(BAR_BYTES <= 512, "the barriers fit in the alignment's slack or after it");
   // As WgTile::smem in src/gemm/tiles.rs: the stages, the output region,
   // 1024 bytes to align them (128-byte swizzle), which also hold the
@@ -306,8 +300,6 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   // Split-K: consumer c's word saying whether its block is the last of a
   // tile's K ranges to arrive.
   auto last_of = [&](int c) { return reinterpret_cast<volatile int*>(smem_raw + (bars - raw) + 8u * (2 * STAGES + 2) + 4u * c); };
-  // A_REG: stage s's B has been rounded to TF32 (after full(s)).
-  auto ready = [&](int s) { return bars + 8u * (2 * STAGES + 3 + s); };
   auto a_stage = [&](int s) { return base + (uint32_t)s * STAGE_BYTES; };
   auto b_stage = [&](int s) { return base + (uint32_t)s * STAGE_BYTES + A_BYTES; };
 
@@ -358,8 +350,6 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     }
     mbar_init(turn(0), 4);
     mbar_init(turn(1), 4);
-    if constexpr (A_REG)
-      for (int s = 0; s < STAGES; ++s) mbar_init(ready(s), ROUNDERS);
     mbar_init_fence();
   }
   if (cl > 1) {
@@ -412,35 +402,6 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           } else {
 #pragma unroll
             for (int j = 0; j < BN / 64; ++j) tma_load(b_stage(s) + j * BK * 128, tmB, full(s), t.n0 + j * 64, k, t.bz);
-          }
-        }
-      }
-    } else if constexpr (A_REG) {
-      if (tid >= 32) {
-        // Warps 1-3 round each stage's B to TF32 (to nearest) in place once
-        // it lands, then hand it to the consumers. Elementwise, so the
-        // swizzle does not matter; each warp covers 512 contiguous bytes a
-        // pass. The proxy fence orders these writes before wgmma's reads.
-        float4* const stages = reinterpret_cast<float4*>(smem_raw + (base - raw));
-        int it = 0;
-        for (uint32_t w = first; w < tiles; w += stride) {
-          const int kts = item(w).kt;
-          for (int kt = 0; kt < kts; ++kt, ++it) {
-            const int s = it % STAGES;
-            mbar_wait(full(s), (it / STAGES) & 1);
-            float4* const b = stages + (s * STAGE_BYTES + A_BYTES) / 16;
-#pragma unroll 4
-            for (int i = tid - 32; i < L::B_BYTES / 16; i += 32 * ROUNDERS) {
-              float4 v = b[i];
-              v.x = __uint_as_float(to_tf32(v.x));
-              v.y = __uint_as_float(to_tf32(v.y));
-              v.z = __uint_as_float(to_tf32(v.z));
-              v.w = __uint_as_float(to_tf32(v.w));
-              b[i] = v;
-            }
-            fence_async_smem();
-            __syncwarp();
-            if (tid % 32 == 0) mbar_arrive(ready(s));
           }
         }
       }
@@ -503,7 +464,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       int prev = -1;
       for (int kt = 0; kt < t.kt; ++kt, ++it) {
         const int s = it % STAGES, round = it / STAGES;
-        mbar_wait(A_REG ? ready(s) : full(s), round & 1);
+        mbar_wait(full(s), round & 1);
         if constexpr (A_REG) {
           // Constant indices keep af in registers (af[kt & 1] would not).
           if (kt & 1) {

@@ -11,8 +11,8 @@
 //!   ping-pong; elsewhere, and for few rows, the mma.sync kernels
 //!   (kernels/matmul_tc.cu);
 //! - float32: TF32 tensor cores when the caller says TF32 is allowed (the
-//!   Hopper kernel on operands rounded to TF32 to nearest, in the kernel or
-//!   in a copy: see `sm90::try_tf32`; else mma.sync m16n8k8), else a register-blocked
+//!   Hopper kernel on operands rounded to TF32 first: see
+//!   `sm90::try_tf32`; else mma.sync m16n8k8), else a register-blocked
 //!   CUDA-core kernel (kernels/matmul_simt.cu);
 //! - float64, K = 0, and products too small for any set-up to pay
 //!   (`plan::tiny`): the generic strided kernel (kernels/matmul.cu).

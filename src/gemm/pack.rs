@@ -2,9 +2,8 @@
 //! cannot read in place: misaligned rows (any row stride, start or batch
 //! stride that is not a whole number of 16 bytes: TMA and 16-byte loads need
 //! it) get a padded copy in their own orientation, operands with no unit
-//! stride a K-major one; the Hopper TF32 kernels that read both operands
-//! from shared memory take K-major copies rounded to TF32. One memory-bound
-//! pass each, far cheaper than the
+//! stride a K-major one; the Hopper TF32 kernels take K-major copies
+//! rounded to TF32. One memory-bound pass each, far cheaper than the
 //! product for any shape that is not itself memory-bound, so no shape
 //! leaves the tensor cores.
 

@@ -5,13 +5,12 @@
 //! Takes K- or MN-contiguous 16-bit operands whose rows (and batches) are
 //! 16-byte aligned and do not overlap (`mod.rs` stages the others through
 //! aligned copies first); for TF32, an N-contiguous b goes through registers
-//! (c^T = b^T a^T) and a is read K-major (copied only if it is not), both
-//! rounded in the kernel, or both operands are copied and rounded (see
-//! `try_tf32`). The tensor maps the TMA copies read are encoded
+//! (c^T = b^T a^T) and a is copied K-major and rounded, or both operands are
+//! copied (see `try_tf32`). The tensor maps the TMA copies read are encoded
 //! here for every call (a host-side function, no device work).
 
 use super::pack::{self, Operand};
-use super::plan::{self, cdiv, operand_layout, Force, Layout, WgPlan};
+use super::plan::{self, cdiv, operand_layout, Force, WgPlan};
 use super::tiles::{WG, WGH, WGP, WG_THREADS};
 use super::{set_splits, GemmParams, SplitSum, WGH_KERNELS, WGP_KERNELS, WG_KERNELS};
 use crate::cuda::{self, DeviceInfo};
@@ -88,11 +87,10 @@ pub(super) fn plan(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, force: &F
 /// products by about 9e-4 relative to cuBLAS, which rounds), and read TF32
 /// operands in shared memory K-major only. Two ways round that:
 /// - b N-contiguous (row-major): the register-A kernel computes c^T =
-///   b^T a^T, loading b^T into registers and rounding it there, and
-///   rounding a in shared memory (its producer warpgroup's idle warps, as
-///   cuBLAS's TF32 kernel rounds in shared memory); a row-major a is read in
-///   place, any other is first copied K-major (M = 128, K = N = 4096: the
-///   dual-copy path below ran at 0.28 of cuBLAS there, mma.sync at 0.45).
+///   b^T a^T, loading b^T into registers and rounding it there; only a is
+///   copied (K-major, rounded), which is small when M is (M = 128, K = N =
+///   4096: the dual-copy path below ran at 0.28 of cuBLAS there, mma.sync
+///   at 0.45).
 /// - otherwise both operands are first copied K-major and rounded to
 ///   nearest, in one pass each; the automatic choice takes that only when M
 ///   and N are both at least 512.
@@ -105,28 +103,18 @@ pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device:
     let a_layout = operand_layout(q.a as usize, q.batch, q.m, q.k, q.sab, q.sam, q.sak, 4);
     let b_layout = operand_layout(q.b as usize, q.batch, q.n, q.k, q.sbb, q.sbn, q.sbk, 4);
     let ld = cdiv(q.k, 4) * 4;
-    // c^T = b^T a^T: A' = b^T (M-contiguous), B' = a where TMA can read it
-    // K-major, else a K-major copy of a (not rounded: the kernel rounds B'
-    // to TF32 in shared memory).
+    // c^T = b^T a^T: A' = b^T (M-contiguous), B' = the K-major copy of a.
     let mut t = q.transposed();
-    let direct = a_layout == Layout::KMajor && eligible(&t, DType::F32, false, true, true, info);
-    if !direct {
-        (t.sbn, t.sbk, t.sbb) = (ld, 1, q.m * ld);
-    }
-    if direct || eligible(&t, DType::F32, false, true, true, info) {
+    (t.sbn, t.sbk, t.sbb) = (ld, 1, q.m * ld);
+    if eligible(&t, DType::F32, false, true, true, info) {
         let reg = match force {
             Force::Tile(name, splits) => plan::wg_reg_forced(name, *splits, t.m, t.n, t.k, t.batch, sms),
             Force::Auto { hopper: true } if t.m >= 256 && t.n > 16 && t.k >= 32 => Some(plan::wg_reg(t.m, t.n, t.k, t.batch, sms)),
             _ => None,
         };
         if let Some(reg) = reg {
-            let _copy = if direct {
-                None
-            } else {
-                let (a, buf) = pack::stage(&a_op, a_layout, DType::F32, true, false, device, stream)?;
-                t.b = a.ptr;
-                Some(buf)
-            };
+            let (a, _buf) = pack::stage(&a_op, a_layout, DType::F32, true, true, device, stream)?;
+            t.b = a.ptr;
             launch(&t, DType::F32, reg, false, true, true, device, stream)?;
             return Ok(true);
         }

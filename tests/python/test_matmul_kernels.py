@@ -515,9 +515,10 @@ def test_tf32_rounds_both_operands_to_nearest(kernel_override, variant, x_in):
     as the tensor cores would on their own: with K = 64 terms x * 2^-6,
     x = 1 + 3 * 2^-12 (between the TF32 neighbours 1 and 1 + 2^-10, nearer
     the upper), every output is exactly 1 + 2^-10; truncating x gives 1.
-    The general TF32 bound would let one operand's truncation pass. x in a
-    is what the register-A Hopper kernel rounds in shared memory, x in b
-    what it rounds in registers."""
+    The general TF32 bound would let one operand's truncation pass. On the
+    register-A Hopper kernel (auto, wgr) x in a is rounded by the copy of a,
+    x in b in registers; the others round both in copies (wg) or in
+    registers (mma.sync)."""
     kernel_override("MYNS_MATMUL_KERNEL", variant)
     x, y = 1 + 3 * 2.0**-12, 2.0**-6
     a = torch.full((256, 64), x if x_in == "a" else y, device="cuda")

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Device run for the TF32 register-A kernel rounding B in shared memory
+# Device run for the TF32 register-A kernel rounding B in shared memory (e2e6c77,
+# reverted: README.md here)
 # (build/mmab/new.so) against the library before it (base.so): the matmul
 # tests with new.so, memcheck and racecheck over register-A TF32 products,
 # then run.sh's A/B (bench_matmul.py, squares and decode rows, interleaved
