@@ -28,7 +28,7 @@ export LIBTORCH_BYPASS_VERSION_CHECK := torch-$(TORCH)
 TORCH_LIB = $(shell $(PY) -c 'import torch, os; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')
 CARGO_FLAGS := --release
 
-.PHONY: setup build install test test-rust test-python test-gpu test-all-torch demo bench wheel wheel-test gpu-bundle clean
+.PHONY: setup build install test test-rust test-python test-kernels test-gpu test-all-torch demo bench wheel wheel-test gpu-bundle clean
 
 setup:
 	@bash scripts/setup.sh $(TORCH) $(VENV)
@@ -40,7 +40,7 @@ build: setup
 install: build
 	$(PY) -m pip install -q --no-build-isolation --no-deps -e .
 
-test: install test-rust test-python
+test: install test-rust test-python test-kernels
 
 # Doc tests get no rpath from build.rs, hence LD_LIBRARY_PATH. The training
 # example and the downstream crate run without it: they must find libtorch
@@ -60,6 +60,14 @@ test-all-torch:
 
 test-python: install
 	$(PY) -m pytest -q tests/python
+
+# The matmul kernels' CUDA sources compiled with g++ and run under the CPU
+# emulation of their PTX (tests/matmul_emulation/run.sh: about a minute on
+# two cores); it needs no torch, so it runs once, with the default torch.
+test-kernels: setup
+ifeq ($(TORCH),$(DEFAULT_TORCH))
+	bash tests/matmul_emulation/run.sh small
+endif
 
 # On the GPU machine (torch, no Rust, the library prebuilt in .gpu/ by
 # `make gpu-bundle`): every CUDA test with MYNS_REQUIRE_CUDA=1, so a CUDA
