@@ -20,11 +20,6 @@ use cudarc::driver::sys;
 use std::ffi::c_void;
 use std::sync::Mutex;
 
-/// Whether the device and the strides suit the kernel (compute capability
-/// 9.0 exactly: the module is sm_90a code) and its TMA copies. A is
-/// K-contiguous, MN-contiguous for 16-bit types, or M-contiguous for TF32
-/// through registers (B K-contiguous); B is K-contiguous, or N-contiguous
-/// for 16-bit types.
 /// Whether TMA can read an operand of `batch` batches whose rows (`len`
 /// elements along its unit-stride dimension) are `ld` elements apart and
 /// whose batches are `sb` apart, spanning `span`: positive strides of whole
@@ -34,6 +29,11 @@ pub(super) fn tma_readable(ld: i64, len: i64, sb: i64, span: i64, batch: i64, el
     ld > 0 && ld % align == 0 && ld >= len && (batch == 1 || (sb > 0 && sb % align == 0 && sb >= span))
 }
 
+/// Whether the device and the strides suit the kernel (compute capability
+/// 9.0 exactly: the module is sm_90a code) and its TMA copies. A is
+/// K-contiguous, MN-contiguous for 16-bit types, or M-contiguous for TF32
+/// through registers (B K-contiguous); B is K-contiguous, or N-contiguous
+/// for 16-bit types.
 fn eligible(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, a_reg: bool, info: &DeviceInfo) -> bool {
     let es = dtype.size() as i64;
     let small = |x: i64| x < i32::MAX as i64 - 256;

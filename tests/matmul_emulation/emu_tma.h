@@ -10,6 +10,15 @@
 namespace myns {
 struct EmuMap { const unsigned char* base; uint64_t dims[3]; uint64_t strides[2]; uint32_t box[3]; int elem; };
 inline unsigned char* emu_window();  // shared-memory window (addresses are offsets into it)
+// The emulated cuTensorMapEncodeTiled: dims innermost first, byte strides
+// of dims 1 and 2, a box of b0 x b1 (x 1).
+inline CUtensorMap emu_tensor_map(const void* base, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t s1, uint64_t s2, uint32_t b0, uint32_t b1, int elem) {
+  CUtensorMap m; memset(&m, 0, sizeof m);
+  EmuMap e{(const unsigned char*)base, {d0, d1, d2}, {s1, s2}, {b0, b1, 1}, elem};
+  static_assert(sizeof(e) <= sizeof(m), "map");
+  memcpy(&m, &e, sizeof e);
+  return m;
+}
 struct EmuBar { int expected = 0, pending = 0; long tx = 0; unsigned phase = 0; bool init = false; };
 inline EmuBar emu_bars[64];
 inline long emu_progress = 0;

@@ -125,13 +125,6 @@ void skinny_case(bool w_k, bool aligned, int ranks, int batch, int M, int K, int
 using SkinnyTmaKern = void (*)(const CUtensorMap, const CUtensorMap, const SkinnyParams);
 #define SKT(dt) {{mm_skinny_tma_##dt##_k_m1, mm_skinny_tma_##dt##_k_m2}, {mm_skinny_tma_##dt##_n_m1, mm_skinny_tma_##dt##_n_m2}}
 static const SkinnyTmaKern skinny_tma_f16[2][2] = SKT(f16), skinny_tma_bf16[2][2] = SKT(bf16);
-static CUtensorMap emu_map(const void* base, const uint64_t (&dims)[3], const uint64_t (&strides)[2], uint32_t b0, uint32_t b1, int elem) {
-  CUtensorMap m; memset(&m, 0, sizeof m);
-  myns::EmuMap e{(const unsigned char*)base, {dims[0], dims[1], dims[2]}, {strides[0], strides[1]}, {b0, b1, 1}, elem};
-  static_assert(sizeof(e) <= sizeof(m), "map");
-  memcpy(&m, &e, sizeof e);
-  return m;
-}
 template <class T>
 void skinny_tma_case(bool w_k, int batch, int M, int K, int N, unsigned gz, bool tout = false) {
   std::mt19937 rng(M * 37 + K * 5 + N + batch); std::normal_distribution<float> nd;
@@ -153,7 +146,8 @@ void skinny_tma_case(bool w_k, int batch, int M, int K, int N, unsigned gz, bool
   const uint64_t xd[3] = {(uint64_t)K, (uint64_t)M, (uint64_t)batch};
   const uint64_t x_pitch = stride(sxm, M, K);
   const uint64_t xs[2] = {x_pitch, stride(sxb, batch, M * x_pitch / es)};
-  const CUtensorMap tw = emu_map(W.data(), wd, ws, 64, MYNS_SKINNY_NW, (int)es), tx = emu_map(X.data(), xd, xs, 64, 8 * mt, (int)es);
+  const CUtensorMap tw = myns::emu_tensor_map(W.data(), wd[0], wd[1], wd[2], ws[0], ws[1], 64, MYNS_SKINNY_NW, (int)es);
+  const CUtensorMap tx = myns::emu_tensor_map(X.data(), xd[0], xd[1], xd[2], xs[0], xs[1], 64, 8 * mt, (int)es);
   const SkinnyTmaKern k = (std::is_same<T, __half>::value ? skinny_tma_f16 : skinny_tma_bf16)[!w_k][mt - 1];
   // src/gemm/plan.rs skinny_tma_smem
   const size_t stage = 64 * MYNS_SKINNY_NW * 2 + mt * 8 * 128;

@@ -8,7 +8,6 @@ namespace myns {
 namespace sm90 { alignas(1024) unsigned char smem_raw[240 * 1024]; }  // the kernel's extern __shared__
 inline unsigned char* emu_window() { return sm90::smem_raw; }
 }  // namespace myns
-namespace myns { alignas(1024) unsigned char smem_raw_unused[16]; }
 #include "matmul_sm90a.cu"
 #include <random>
 #include <string>
@@ -44,14 +43,6 @@ static void launch(WgKern k, unsigned gx, unsigned gz, const CUtensorMap& a, con
         if (myns::emu_progress == last) { if (++idle > 2000) { fprintf(stderr, "DEADLOCK in block %u,%u\n", x, z); exit(3); } } else { idle = 0; last = myns::emu_progress; }
       }
     }
-}
-
-static CUtensorMap make_map(const void* base, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t s1, uint64_t s2, uint32_t b0, uint32_t b1, int elem) {
-  CUtensorMap m; memset(&m, 0, sizeof m);
-  myns::EmuMap e{(const unsigned char*)base, {d0, d1, d2}, {s1, s2}, {b0, b1, 1}, elem};
-  static_assert(sizeof(e) <= sizeof(m), "map");
-  memcpy(&m, &e, sizeof e);
-  return m;
 }
 
 template <class T> float tof(T x);
@@ -115,10 +106,10 @@ void run_case(int bn, int pp, bool a_k, bool b_k, int batch, int M, int K, int N
   // as src/gemm/sm90.rs launch
   const int es = sizeof(T), bk = 128 / es;
   auto bstride = [&](int64_t s, uint64_t span) -> uint64_t { return batch == 1 ? ((span * es + 15) / 16) * 16 : (uint64_t)s * es; };
-  CUtensorMap ta = a_k ? make_map(A.data(), K, M, batch, sam * es, bstride(sab, (uint64_t)M * sam), bk, bm, es)
-                       : make_map(A.data(), M, K, batch, sak * es, bstride(sab, (uint64_t)K * sak), 64, bk, es);
-  CUtensorMap tb = b_k ? make_map(B.data(), K, N, batch, sbn * es, bstride(sbb, (uint64_t)N * sbn), bk, bn, es)
-                       : make_map(B.data(), N, K, batch, sbk * es, bstride(sbb, (uint64_t)K * sbk), 64, bk, es);
+  CUtensorMap ta = a_k ? myns::emu_tensor_map(A.data(), K, M, batch, sam * es, bstride(sab, (uint64_t)M * sam), bk, bm, es)
+                       : myns::emu_tensor_map(A.data(), M, K, batch, sak * es, bstride(sab, (uint64_t)K * sak), 64, bk, es);
+  CUtensorMap tb = b_k ? myns::emu_tensor_map(B.data(), K, N, batch, sbn * es, bstride(sbb, (uint64_t)N * sbn), bk, bn, es)
+                       : myns::emu_tensor_map(B.data(), N, K, batch, sbk * es, bstride(sbb, (uint64_t)K * sbk), 64, bk, es);
   unsigned tiles = (unsigned)(((M + bm - 1) / bm) * ((N + bn - 1) / bn) * batch * p.splits);
   launch(kern, tiles < blocks ? tiles : blocks, 1, ta, tb, p);
   int bad = 0;
@@ -170,8 +161,8 @@ void run_case_reg(int bn, int batch, int M, int K, int N, int splits = 1) {
   std::vector<int> flags(2 * wtiles, 0);
   p.ws = ws.data(); p.flags = flags.data();
   auto bstride = [&](int64_t s, uint64_t span) -> uint64_t { return batch == 1 ? ((span * 4 + 15) / 16) * 16 : (uint64_t)s * 4; };
-  CUtensorMap ta = make_map(B.data(), N, K, batch, sbk * 4, bstride(sbb, (uint64_t)K * sbk), 32, 32, 4);
-  CUtensorMap tb = make_map(Ar.data(), K, M, batch, ld * 4, bstride(p.sbb, (uint64_t)M * ld), 32, bn, 4);
+  CUtensorMap ta = myns::emu_tensor_map(B.data(), N, K, batch, sbk * 4, bstride(sbb, (uint64_t)K * sbk), 32, 32, 4);
+  CUtensorMap tb = myns::emu_tensor_map(Ar.data(), K, M, batch, ld * 4, bstride(p.sbb, (uint64_t)M * ld), 32, bn, 4);
   unsigned tiles = (unsigned)(((N + 127) / 128) * ((M + bn - 1) / bn) * batch * p.splits);
   launch(reg_kernels[width_index(bn)], tiles < 2 ? tiles : 2, 1, ta, tb, p);
   int bad = 0;
