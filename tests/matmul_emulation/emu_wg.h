@@ -98,6 +98,8 @@ template <int N> struct WgmmaRS {
 inline void emu_unsupported(const char* what) { fprintf(stderr, "FAIL: %s is not emulated\n", what); exit(4); }
 inline uint32_t cluster_size() { return 1; }
 inline uint32_t cluster_rank() { return 0; }
+inline void cluster_arrive() { emu_unsupported("cluster_arrive"); }
+inline void cluster_wait() { emu_unsupported("cluster_wait"); }
 inline void cluster_sync() { emu_unsupported("cluster_sync"); }
 inline void mbar_arrive_cta(uint32_t, uint32_t) { emu_unsupported("a remote mbarrier arrive"); }
 inline void tma_load_mc(uint32_t, const CUtensorMap*, uint32_t, int, int, int, uint16_t) { emu_unsupported("a multicast TMA load"); }
