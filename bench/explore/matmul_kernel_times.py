@@ -71,6 +71,50 @@ SETS = {  # --set: [(kind, M, K, N, b layout)]
         ("bf16", 128, 14336, 4096, "kn"),
         ("bf16", 1024, 1024, 1024, "kn"),
     ],
+    # fused_linear_cross_entropy's products on the Llama step's shape (8192 x
+    # 2048, vocabulary 32000, chunks of 1024 rows; 2026-11-27): the weight
+    # gradient d^T @ hidden (M-major a: "tn") at K = 1024 to 8192, which
+    # separates a cost per tile from a cost per k-tile, the logits and
+    # grad_hidden products, and K-major references.
+    "flce": [
+        ("bf16", 32000, 1024, 2048, "tn"),
+        ("bf16", 32000, 2048, 2048, "tn"),
+        ("bf16", 32000, 8192, 2048, "tn"),
+        ("bf16", 32000, 1024, 2048, "kn"),
+        ("bf16", 32000, 8192, 2048, "kn"),
+        ("bf16", 1024, 2048, 32000, "nk"),
+        ("bf16", 1024, 32000, 2048, "kn"),
+        ("bf16", 4096, 1024, 4096, "kn"),
+        ("bf16", 4096, 8192, 4096, "kn"),
+    ],
+    # The narrow tiles' cost per k-tile (1024 x 4096 x 1024 against 1024^3).
+    "narrow": [
+        ("bf16", 1024, 1024, 1024, "kn"),
+        ("bf16", 1024, 4096, 1024, "kn"),
+        ("bf16", 1024, 4096, 1024, "nk"),
+        ("bf16", 3000, 1000, 2000, "kn"),
+        ("bf16", 3000, 4000, 2000, "kn"),
+    ],
+    # The matmul report's small and mid-size shapes (the Hopper kernel's
+    # start-up, bench/explore/hopper-pipeline/ab.sh).
+    "start": [
+        ("bf16", 512, 512, 512, "kn"),
+        ("f16", 1024, 1024, 1024, "kn"),
+        ("bf16", 1024, 1024, 1024, "kn"),
+        ("bf16", 1000, 1000, 1000, "kn"),
+        ("bf16", 2048, 2048, 2048, "kn"),
+        ("bf16", 3000, 1000, 2000, "kn"),
+        ("bf16", 4096, 1024, 4096, "nk"),
+        ("bf16", 4096, 4096, 4096, "kn"),
+    ],
+    # The pipeline probes (bench/explore/hopper-pipeline/probe.sh): one shape per
+    # cooperative tile width, long K.
+    "pipe": [
+        ("bf16", 1024, 4096, 1024, "kn"),
+        ("bf16", 2048, 4096, 1024, "kn"),
+        ("bf16", 3000, 4000, 2000, "kn"),
+        ("bf16", 4096, 8192, 4096, "kn"),
+    ],
 }
 
 
@@ -109,7 +153,11 @@ def main():
         for name, fn, store in impls:
             myns.set_override("MYNS_MATMUL_TMA_STORE", store)
             myns.set_override("MYNS_MATMUL_KERNEL", name[5:] if name.startswith("myns ") and store is None and name[5:] in forced else None)
-            per = kernel_times(fn, args.calls)
+            try:
+                per = kernel_times(fn, args.calls)
+            except RuntimeError as e:  # a forced variant that does not fit the shape
+                print(f"{kind} {m}x{k}x{n} {lay} {name}: {str(e).splitlines()[0][:120]}")
+                continue
             total = sum(per.values())
             print(f"{kind} {m}x{k}x{n} {lay} {name}: kernels {total:.1f} us per call ({flop / total / 1e6:.1f} TFLOP/s)")
             for kn, t in sorted(per.items(), key=lambda kv: -kv[1]):
