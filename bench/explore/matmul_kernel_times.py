@@ -107,6 +107,11 @@ SETS = {  # --set: [(kind, M, K, N, b layout)]
         ("bf16", 4096, 1024, 4096, "nk"),
         ("bf16", 4096, 4096, 4096, "kn"),
     ],
+    # Pairs or single blocks on the wide tiles, x @ W^T with a large N (LM
+    # heads, FLCE's logits) and the Llama projections, by rows.
+    "pairs": [(kind, m, k, n, "nk") for kind in ("bf16",) for (k, n) in ((2048, 32000), (4096, 32000), (4096, 128256), (4096, 14336), (4096, 4096)) for m in (1024, 2048, 4096, 8192)],
+    # The rows of `pairs` where the automatic choice looked slow, for repeated rounds.
+    "pairs2": [("bf16", 1024, 4096, 14336, "nk"), ("bf16", 1024, 2048, 32000, "nk"), ("bf16", 2048, 4096, 14336, "nk"), ("bf16", 8192, 4096, 32000, "nk")],
     # The pipeline probes (bench/explore/hopper-pipeline/probe.sh): one shape per
     # cooperative tile width, long K.
     "pipe": [
