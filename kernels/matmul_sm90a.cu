@@ -373,9 +373,9 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   if (wg == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (tid == 0) {
-      // (Issuing the first round of loads before setmaxnreg held the
-      // consumers' setmaxnreg, and so their first stage, back by about 1.4 us
-      // on the H100: the warp's register release waited for its loads.)
+      // (Issuing the first round of loads before setmaxnreg was tried: the
+      // warp's setmaxnreg then completed about 1.4 us later on the H100, and
+      // the consumers', which waits for the registers it frees, with it.)
       int it = 0;
       Item t = next;
       for (uint32_t w = first; w < tiles; w += stride) {
