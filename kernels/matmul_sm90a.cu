@@ -42,7 +42,9 @@
 // engine writes it out; with other rows (2: N = 4095, a vocabulary of
 // 32001), which TMA cannot address, each row shifted to its global
 // alignment, its aligned middle written by a bulk copy and its ends by the
-// threads. The others store from registers.
+// threads. Accumulating (c += a @ b), (1) adds the staged tile with TMA's
+// reduce-add store instead, and (2) is not taken. The others store from
+// registers.
 //
 // TF32 reads K-major operands only (`mm_wg<BN>_tf32_kk`), and also comes
 // with an M-contiguous A (`mm_wgr<BN>_tf32`): wgmma reads TF32 from shared
@@ -144,6 +146,14 @@ __device__ __forceinline__ void bulk_store(void* dst, uint32_t src, uint32_t byt
 __device__ __forceinline__ void fence_async_smem() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 __device__ __forceinline__ void tma_store(const CUtensorMap* map, uint32_t src, int c0, int c1, int c2) {
   asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(reinterpret_cast<uint64_t>(map)),
+               "r"(src), "r"(c0), "r"(c1), "r"(c2)
+               : "memory");
+}
+// As tma_store, but adds the tile to what the output holds (the TMA unit
+// reads, adds and writes back in the output's type): the accumulate
+// epilogue's staged form.
+__device__ __forceinline__ void tma_store_add(const CUtensorMap* map, uint32_t src, int c0, int c1, int c2) {
+  asm volatile("cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(reinterpret_cast<uint64_t>(map)),
                "r"(src), "r"(c0), "r"(c1), "r"(c2)
                : "memory");
 }
@@ -602,7 +612,13 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
               bar_sync(1 + cw, 128);
               if (leader) {
 #pragma unroll
-                for (int b = 0; b < L::TMA_COLS / 64; ++b) tma_store(tmC, cbuf + b * 8192, n0 + c0 + 64 * b, m0 + cw * 64, t.bz);
+                for (int b = 0; b < L::TMA_COLS / 64; ++b) {
+                  if (p.beta) {
+                    tma_store_add(tmC, cbuf + b * 8192, n0 + c0 + 64 * b, m0 + cw * 64, t.bz);
+                  } else {
+                    tma_store(tmC, cbuf + b * 8192, n0 + c0 + 64 * b, m0 + cw * 64, t.bz);
+                  }
+                }
                 tma_store_commit();
               }
             }

@@ -198,14 +198,16 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     // at a time, cost N = 4095 a quarter of its aligned neighbour's
     // throughput; the warps copying it out, a sixth).
     let out_ok = |s: i64| (s * dtype.size() as i64) % 16 == 0;
+    let tma_ok = out_ok(q.scm) && (q.batch == 1 || out_ok(q.scb)) && q.c.is_multiple_of(16);
+    // (Accumulating, only through TMA's reduce-add store: the bulk copies
+    // have no add.)
     let staged = !plan.tile.pingpong
         && !plan.a_reg
         && dtype != DType::F32
-        && q.beta == 0
+        && (q.beta == 0 || tma_ok)
         && q.scn == 1
         && q.scm >= q.n
         && overrides::get(Knob::MatmulTmaStore).as_deref() != Some("off");
-    let tma_ok = out_ok(q.scm) && (q.batch == 1 || out_ok(q.scb)) && q.c.is_multiple_of(16);
     q.tma_store = match (staged, tma_ok) {
         (false, _) => 0,
         (true, true) => 1,

@@ -136,6 +136,7 @@ inline void tma_store_wait_read() { emu_bulk_land(); }
 inline void prefetch_tensormap(const CUtensorMap*) {}
 inline void fence_async_smem() {}
 inline void tma_store(const CUtensorMap*, uint32_t, int, int, int) { emu_unsupported("a TMA store"); }
+inline void tma_store_add(const CUtensorMap*, uint32_t, int, int, int) { emu_unsupported("a TMA reduce-add store"); }
 inline void __syncwarp(unsigned = 0xffffffffu) { emu_unsupported("__syncwarp (cluster exit)"); }
 
 inline void wait_previous_grid() {}  // blocks run one launch at a time

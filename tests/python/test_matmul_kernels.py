@@ -202,7 +202,9 @@ ACC_VARIANTS = {
     "f32": ["auto", "generic", "256", "128/3", "16/5", "skinny/2"],
     "f64": ["auto"],
 }
-ACC_SHAPES = [(1, 1, 1), (7, 13, 5), (129, 64, 257), (16, 1000, 300), (300, 200, 9), (1000, 72, 1003)]
+# N = 256 and 1024: 16-byte aligned output rows, which the cooperative
+# Hopper kernels accumulate into with TMA's reduce-add store.
+ACC_SHAPES = [(1, 1, 1), (7, 13, 5), (129, 64, 257), (16, 1000, 300), (300, 200, 9), (1000, 72, 1003), (129, 64, 256), (300, 1000, 1024)]
 NO_WG = os.environ.get("MYNS_MATMUL_KERNEL") == "nowg"
 HERE = os.path.dirname(os.path.abspath(__file__))
 
