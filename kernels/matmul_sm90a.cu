@@ -383,9 +383,9 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   if (wg == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (tid == 0) {
-      // (Issuing the first round of loads before setmaxnreg was tried: the
-      // warp's setmaxnreg then completed about 1.4 us later on the H100, and
-      // the consumers', which waits for the registers it frees, with it.)
+      // setmaxnreg stays before the first loads: issued after them, it
+      // completed about 1.4 us later on the H100, holding back the consumers'
+      // setmaxnreg (which waits for the registers it frees).
       int it = 0;
       Item t = next;
       for (uint32_t w = first; w < tiles; w += stride) {

@@ -199,8 +199,9 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     // throughput; the warps copying it out, a sixth).
     let out_ok = |s: i64| (s * dtype.size() as i64) % 16 == 0;
     let tma_ok = out_ok(q.scm) && (q.batch == 1 || out_ok(q.scb)) && q.c.is_multiple_of(16);
-    // (Accumulating, only through TMA's reduce-add store: the bulk copies
-    // have no add.)
+    // Accumulating, staged only where TMA stores the whole tile (1), with its
+    // reduce-add: in (2) the threads store each row's unaligned ends, which
+    // would need loading first.
     let staged = !plan.tile.pingpong
         && !plan.a_reg
         && dtype != DType::F32
