@@ -366,6 +366,15 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
     // 4096: 128 x 128 tiles in two ranges ran at 0.86 of cuBLAS, unsplit 128
     // x 64 tiles at 0.97; bench/explore/matmul_variants.py --only gaps5).
     let few = 2 * wg_tiles(m, n, batch, &WG[WG.len() - 1]) <= sms;
+    // Long K on less than a wave of tiles splits too (16-bit types, K of
+    // 8192 and more): there the model's choice ran as fast as the unsplit
+    // narrow tile or faster on every shape measured on the H100
+    // (bench/explore/step-profile/longk-variants-h100-757ea21.log, kernel
+    // times): 1024 x 32000 x 2048 (M x K x N, FLCE's grad_hidden) 203.8 ->
+    // 171.7 us on 128 x 256 tiles in two ranges (cuBLAS 181.8), 768 x 16384
+    // x 1024 77.5 -> 52.4 in five, 512 x 14336 x 4096 96.7 -> 87.3; at most
+    // 1% slower where it changed little (1024 x 8192 x 2048 53.6 -> 54.1).
+    let long_k = elem == 2 && k >= 8192;
     // The 64-row tiles likewise (16-bit types: they have no TF32 kernels):
     // on more tiles their single m64 wgmma stream per SM loses to the
     // cooperative tiles (H100, bench/explore/matmul_variants.py --only half:
@@ -378,7 +387,7 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
     let half = WGH.iter().filter(|_| few && elem == 2);
     for t in WG.iter().chain(half) {
         let count = wg_tiles(m, n, batch, t);
-        let max_splits = if count >= sms || !few { 1 } else { (sms / count).clamp(1, 16).min((k / 2048).max(1)) };
+        let max_splits = if count >= sms || !(few || long_k) { 1 } else { (sms / count).clamp(1, 16).min((k / 2048).max(1)) };
         for splits in 1..=max_splits {
             let c = wg_cost(t, m, n, k, batch, splits, sms, elem, ops);
             if best.as_ref().is_none_or(|(b, _)| c < *b * 0.999) {
@@ -697,6 +706,14 @@ mod tests {
         for (m, n, k) in [(2048, 32000, 4096), (2048, 128256, 4096), (8192, 14336, 4096)] {
             assert_eq!(wg_auto(m, n, k, 1, 2, SMS, NK).map(|p| (p.tile.bn, p.cluster)), Some((192, 1)), "{m} {n} {k}");
         }
+        // Long K on less than a wave: wide tiles in K ranges (FLCE's
+        // grad_hidden, 1024 x 32000 x 2048), alone; TF32 and short K unsplit.
+        let p = wg_auto(1024, 2048, 32000, 1, 2, SMS, KN).unwrap();
+        assert_eq!((p.tile.bn, p.splits, p.cluster), (256, 2, 1));
+        assert_eq!(wg_auto(768, 1024, 16384, 1, 2, SMS, KN).map(|p| (p.tile.bn, p.splits)), Some((256, 5)));
+        assert_eq!(wg_auto(1024, 1024, 8192, 1, 2, SMS, KN).map(|p| (p.tile.bn, p.splits)), Some((128, 2)));
+        assert_eq!(wg_auto(1024, 2048, 32000, 1, 4, SMS, KN).unwrap().splits, 1);
+        assert_eq!(wg_auto(1024, 1024, 4096, 1, 2, SMS, KN).map(|p| (p.tile.bn, p.splits)), Some((64, 1)));
         assert_eq!(wg_auto(1000, 1000, 1000, 1, 2, SMS, KN_OFF).unwrap().tile.bn, 128);
         assert_eq!(wg_auto(1024, 1024, 1024, 1, 2, SMS, KN).unwrap().tile.bn, 64);
         // Clusters: pairs of blocks on tiles of 128 columns and more, with two rows of tiles.

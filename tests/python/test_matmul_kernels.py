@@ -203,8 +203,9 @@ ACC_VARIANTS = {
     "f64": ["auto"],
 }
 # N = 256 and 1024: 16-byte aligned output rows, which the cooperative
-# Hopper kernels accumulate into with TMA's reduce-add store.
-ACC_SHAPES = [(1, 1, 1), (7, 13, 5), (129, 64, 257), (16, 1000, 300), (300, 200, 9), (1000, 72, 1003), (129, 64, 256), (300, 1000, 1024)]
+# Hopper kernels accumulate into with TMA's reduce-add store; 1024 x 8192 x
+# 1024: long K on less than a wave of tiles, split in two K ranges.
+ACC_SHAPES = [(1, 1, 1), (7, 13, 5), (129, 64, 257), (16, 1000, 300), (300, 200, 9), (1000, 72, 1003), (129, 64, 256), (300, 1000, 1024), (1024, 8192, 1024)]
 NO_WG = os.environ.get("MYNS_MATMUL_KERNEL") == "nowg"
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -442,7 +443,8 @@ def test_large_and_llm_shapes(kind, kernel_override):
     try:
         dtype = DT[kind]
         torch.manual_seed(3)
-        for m, k, n in [(1, 4096, 14336), (16, 14336, 4096), (128, 4096, 4096), (64, 4096, 4096), (2048, 2048, 2048), (4100, 1000, 4000), (1000, 4096, 4088), (1000, 4095, 2048), (512, 32001, 256)]:
+        for m, k, n in [(1, 4096, 14336), (16, 14336, 4096), (128, 4096, 4096), (64, 4096, 4096), (2048, 2048, 2048), (4100, 1000, 4000), (1000, 4096, 4088), (1000, 4095, 2048), (512, 32001, 256),
+                        (1024, 32000, 2048), (768, 16384, 1000)]:
             a = torch.randn(m, k, dtype=dtype, device="cuda")
             b = torch.randn(k, n, dtype=dtype, device="cuda")
             poison(m * n, dtype)
