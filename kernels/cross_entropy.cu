@@ -6,7 +6,9 @@
 //   context: the NaN reaches the loss instead, as documented);
 // - gradient: d[r, j] = (softmax(x_r)_j - [j == t_r]) * scale[r * scale_ld]
 //   (0 for ignored rows, NaN for out-of-range targets; scale in the
-//   accumulation type). It may overwrite the
+//   accumulation type), and the forward's loss[r] too when `loss` is given
+//   (fused linear cross-entropy's training pass: one read of the row, not
+//   two). It may overwrite the
 //   logits (d == x, fused linear cross-entropy): the row's max and sum are
 //   complete before any element is written, and each element is read by the
 //   thread that writes it.
@@ -34,6 +36,15 @@ __device__ __forceinline__ MaxSum<typename Acc<T>::type> row_state(const T* x, i
   return myns::row_max_sum(st);
 }
 
+// The loss of a row from its softmax state and target logit x_t.
+template <typename A>
+__device__ __forceinline__ A row_loss(MaxSum<A> st, A xt, int64_t t, int64_t V, int64_t ignore) {
+  if (t == ignore) return A(0);
+  if (t < 0 || t >= V) return A(NAN);
+  if (st.m == A(INFINITY)) return A(INFINITY) - xt;  // logsumexp is +inf (the sum of exp(x - m) would be NaN)
+  return st.m + log(st.s) - xt;
+}
+
 template <typename T, int N>
 __device__ void cross_entropy_fwd_impl(const T* __restrict__ logits, int64_t ld, const int64_t* __restrict__ target,
                                        typename Acc<T>::type* __restrict__ loss, int64_t rows, int64_t V,
@@ -44,17 +55,7 @@ __device__ void cross_entropy_fwd_impl(const T* __restrict__ logits, int64_t ld,
     const MaxSum<A> st = row_state<T, N>(x, V);
     if (threadIdx.x == 0) {
       const int64_t t = target[r];
-      A l;
-      if (t == ignore) {
-        l = A(0);
-      } else if (t < 0 || t >= V) {
-        l = A(NAN);
-      } else if (st.m == A(INFINITY)) {
-        l = A(INFINITY) - to_acc(x[t]);  // logsumexp is +inf (the sum of exp(x - m) would be NaN)
-      } else {
-        l = st.m + log(st.s) - to_acc(x[t]);
-      }
-      loss[r] = l;
+      loss[r] = row_loss(st, t >= 0 && t < V ? to_acc(x[t]) : A(0), t, V, ignore);
     }
   }
 }
@@ -62,14 +63,22 @@ __device__ void cross_entropy_fwd_impl(const T* __restrict__ logits, int64_t ld,
 template <typename T, int N>
 __device__ void cross_entropy_bwd_impl(const T* logits, int64_t ld, const int64_t* __restrict__ target,
                                        const typename Acc<T>::type* __restrict__ scale, int64_t scale_ld, T* d,
-                                       int64_t d_ld,
+                                       int64_t d_ld, typename Acc<T>::type* __restrict__ loss,
                                        int64_t rows, int64_t V, int64_t ignore) {
   using A = typename Acc<T>::type;
   using P = Pack<T, N>;
   for (int64_t r = myns::first_row(); r < rows; r += myns::row_step()) {
     const T* x = logits + r * ld;
-    const MaxSum<A> st = row_state<T, N>(x, V);
     const int64_t t = target[r];
+    // The target logit, read before the row's reduction: its barrier (or,
+    // a warp per row, the __syncwarp below) orders the read before any
+    // thread overwrites the row (d == x).
+    const A xt = loss && threadIdx.x == 0 && t >= 0 && t < V ? to_acc(x[t]) : A(0);
+    const MaxSum<A> st = row_state<T, N>(x, V);
+    if (loss) {
+      if (blockDim.x == 32) __syncwarp();
+      if (threadIdx.x == 0) loss[r] = row_loss(st, xt, t, V, ignore);
+    }
     A f = A(scale[r * scale_ld]);
     if (t == ignore) f = A(0);
     if (t != ignore && (t < 0 || t >= V)) f = A(NAN);
@@ -149,8 +158,7 @@ MYNS_FOR_EACH_FLOAT(MYNS_CE_FINISH)
   }                                                                                                            \
   extern "C" __global__ void MYNS_ROW_BOUNDS cross_entropy_backward_##suffix(                                  \
       const T* logits, int64_t ld, const int64_t* target, const typename Acc<T>::type* scale, int64_t scale_ld,  \
-      T* d,                                                                                                    \
-      int64_t d_ld, int64_t rows, int64_t V, int64_t ignore) {                                                 \
-    cross_entropy_bwd_impl<T, N>(logits, ld, target, scale, scale_ld, d, d_ld, rows, V, ignore);               \
+      T* d, int64_t d_ld, typename Acc<T>::type* loss, int64_t rows, int64_t V, int64_t ignore) {             \
+    cross_entropy_bwd_impl<T, N>(logits, ld, target, scale, scale_ld, d, d_ld, loss, rows, V, ignore);         \
   }
 MYNS_FOR_EACH_FLOAT_VEC(MYNS_CE)

@@ -259,11 +259,11 @@ pub(crate) fn launch_rows(
                 [cuda::arg(&px), cuda::arg(&ld), cuda::arg(&pt), cuda::arg(&pl), cuda::arg(&rows), cuda::arg(&v), cuda::arg(&ignore)];
             launch.launch(cx, &mut params)
         }
-        Out::Grad { scale, scale_ld, d, d_ld } => {
-            let (ps, pd) = (scale as u64, d as u64);
+        Out::Grad { scale, scale_ld, d, d_ld, loss } => {
+            let (ps, pd, pl) = (scale as u64, d as u64, loss as u64);
             let mut params = [
                 cuda::arg(&px), cuda::arg(&ld), cuda::arg(&pt), cuda::arg(&ps), cuda::arg(&scale_ld), cuda::arg(&pd),
-                cuda::arg(&d_ld), cuda::arg(&rows), cuda::arg(&v), cuda::arg(&ignore),
+                cuda::arg(&d_ld), cuda::arg(&pl), cuda::arg(&rows), cuda::arg(&v), cuda::arg(&ignore),
             ];
             launch.launch(cx, &mut params)
         }
@@ -276,8 +276,9 @@ pub(crate) enum Out {
     /// Per-row losses (accumulation type) at this address.
     Loss(usize),
     /// The gradient, `d_ld` apart (may be the logits themselves), scaled by
-    /// `scale[r * scale_ld]` (accumulation type).
-    Grad { scale: usize, scale_ld: i64, d: usize, d_ld: i64 },
+    /// `scale[r * scale_ld]` (accumulation type); also the per-row losses at
+    /// `loss` unless it is 0 (one read of the logits for both).
+    Grad { scale: usize, scale_ld: i64, d: usize, d_ld: i64, loss: usize },
 }
 
 /// The logits with a unit last stride (a copy otherwise), and their row stride.
@@ -367,7 +368,7 @@ fn backward_cuda(a: &CrossEntropyBackward, cx: &Cuda) -> Result<Tensor> {
     let (x, ld) = rows_view(&a.logits)?;
     let target = a.target.tensor().f_contiguous()?;
     let (scale, scale_ld) = row_scale_cuda(Some(&a.grad.tensor()), &target, a.ignore_index, red, n, dtype, cx)?;
-    let grad = Out::Grad { scale: scale.data_ptr() as usize, scale_ld, d: out.data_ptr() as usize, d_ld: v };
+    let grad = Out::Grad { scale: scale.data_ptr() as usize, scale_ld, d: out.data_ptr() as usize, d_ld: v, loss: 0 };
     launch_rows(&a.logits, x.data_ptr() as usize, ld, target.data_ptr() as usize, n, v, a.ignore_index, grad, cx)?;
     Ok(out)
 }

@@ -245,13 +245,17 @@ impl<'x, 'a> Inputs<'x, 'a> {
             let pt = pt + r0 as usize * 8;
             // logits = hidden[r0..] @ weight^T ([c, h] @ [h, v]).
             product(hc, [h, 1], pw, [1, h], pl, [c, h, v], dtype, cx)?;
-            if let Some(rows) = &rows {
-                let out = Out::Loss(rows.data_ptr() as usize + r0 as usize * acc_size);
-                launch_rows(self.hidden, pl, v, pt, c, v, self.ignore, out, cx)?;
-            }
-            let (Some((scale, scale_ld)), Some((gh, gw))) = (scale, &grads) else { continue };
-            // The logits become their gradient, in place (after the losses).
-            let grad = Out::Grad { scale: scale.data_ptr() as usize + (r0 * scale_ld) as usize * acc_size, scale_ld, d: pl, d_ld: v };
+            let loss_at = rows.as_ref().map_or(0, |rows| rows.data_ptr() as usize + r0 as usize * acc_size);
+            let (Some((scale, scale_ld)), Some((gh, gw))) = (scale, &grads) else {
+                if loss_at != 0 {
+                    launch_rows(self.hidden, pl, v, pt, c, v, self.ignore, Out::Loss(loss_at), cx)?;
+                }
+                continue;
+            };
+            // The logits become their gradient, in place, the losses taken
+            // on the way (one read of the chunk).
+            let grad =
+                Out::Grad { scale: scale.data_ptr() as usize + (r0 * scale_ld) as usize * acc_size, scale_ld, d: pl, d_ld: v, loss: loss_at };
             launch_rows(self.hidden, pl, v, pt, c, v, self.ignore, grad, cx)?;
             // grad_hidden[r0..] = d @ weight ([c, v] @ [v, h]).
             product(pl, [v, 1], pw, [h, 1], gh.data_ptr() as usize + (r0 * h) as usize * es, [c, v, h], dtype, cx)?;

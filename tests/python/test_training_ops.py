@@ -506,6 +506,9 @@ def test_cross_entropy_target_out_of_range():
         assert rows[1].isnan() and not rows[[0, 2, 3]].isnan().any()
         assert myns.cross_entropy(logits.cuda(), t.cuda()).isnan().item()
         assert myns.fused_linear_cross_entropy(torch.randn(4, 3).cuda(), torch.randn(6, 3).cuda(), t.cuda()).isnan().item()
+        # Training: the gradient kernel writes the losses too.
+        hid = torch.randn(4, 3, device="cuda", requires_grad=True)
+        assert myns.fused_linear_cross_entropy(hid, torch.randn(6, 3).cuda(), t.cuda()).isnan().item()
         # The CUDA context is fine: a valid call works afterwards.
         ok = myns.cross_entropy(logits.cuda(), torch.tensor([0, 1, 2, 3]).cuda())
         assert math.isfinite(ok.item())
