@@ -16,6 +16,11 @@
 // kernels that need no more (softmax: 38 without the cap, which left a
 // quarter of the SM's threads idle on long rows).
 #define MYNS_ROW_REGS_BOUNDS_FULL __launch_bounds__(MYNS_ROW_REGS_MAX_THREADS, 2)
+// The register-resident backward builds (at most 512 threads, the partial
+// sums take registers): with one pack per thread, 1024 threads per SM (at
+// most 64 registers), the blocks per SM rowwise::plan_block_regs sizes the
+// grid by; the next row's packs, loaded ahead, took 80-84 unbounded.
+#define MYNS_ROW_BACKWARD_REGS_BOUNDS(C) __launch_bounds__(MYNS_ROW_MAX_THREADS, (C) == 1 ? 2 : 1)
 
 namespace myns {
 
@@ -88,6 +93,63 @@ __device__ __forceinline__ A row_reduce(A v, Op op, A identity) {
 
 template <typename A>
 __device__ __forceinline__ A row_sum(A v) { return row_reduce(v, Sum{}, A(0)); }
+
+// Per-block column sums of a backward kernel (grad_weight, grad_bias):
+// `planes` rows of H accumulators in the launch's dynamic shared memory when
+// it gave enough, laid out [plane][k][pack] so that a warp's updates of
+// consecutive packs hit distinct banks, else the caller's zeroed global rows
+// (`out[plane]`, [pack * N + k]) added into directly. The shared ones start
+// at zero and go to `out` once, whole, at the end (`flush`).
+template <typename A, int N, int Planes>
+struct ColumnSums {
+  A* at[Planes];
+  int64_t hv;
+  bool shared;
+
+  __device__ __forceinline__ ColumnSums(A* const (&out)[Planes], int64_t H) : hv(H / N) {
+    extern __shared__ __align__(16) unsigned char row_partials_smem[];
+    uint32_t bytes;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
+    shared = bytes >= (uint32_t)(Planes * H * sizeof(A));
+#pragma unroll
+    for (int p = 0; p < Planes; ++p) at[p] = shared ? reinterpret_cast<A*>(row_partials_smem) + p * H : out[p];
+    if (shared) {
+      for (int64_t i = threadIdx.x; i < Planes * H; i += blockDim.x) reinterpret_cast<A*>(row_partials_smem)[i] = A(0);
+      __syncthreads();
+    }
+  }
+  __device__ __forceinline__ A& operator()(int p, int64_t i, int k) { return at[p][shared ? k * hv + i : i * N + k]; }
+  __device__ __forceinline__ void flush(A* const (&out)[Planes]) {
+    if (!shared) return;
+    __syncthreads();
+#pragma unroll
+    for (int p = 0; p < Planes; ++p)
+      for (int64_t i = threadIdx.x; i < hv; i += blockDim.x)
+#pragma unroll
+        for (int k = 0; k < N; ++k) out[p][i * N + k] = at[p][k * hv + i];
+  }
+};
+
+// K sums reduced over a row together: one pair of barriers for all of them
+// (the backward kernels' independent sums).
+template <typename A, int K>
+struct Sums {
+  A v[K];
+  __device__ __forceinline__ Sums operator+(const Sums& o) const {
+    Sums r;
+#pragma unroll
+    for (int i = 0; i < K; ++i) r.v[i] = v[i] + o.v[i];
+    return r;
+  }
+};
+template <typename A, int K>
+__device__ __forceinline__ Sums<A, K> shfl_xor(Sums<A, K> s, int o) {
+#pragma unroll
+  for (int i = 0; i < K; ++i) s.v[i] = shfl_xor(s.v[i], o);
+  return s;
+}
+template <typename A, int K>
+__device__ __forceinline__ Sums<A, K> row_sums(Sums<A, K> s) { return row_reduce(s, Sum{}, Sums<A, K>{}); }
 template <typename A>
 __device__ __forceinline__ A row_max(A v) { return row_reduce(v, Max{}, A(-INFINITY)); }
 

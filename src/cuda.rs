@@ -67,6 +67,8 @@ pub struct DeviceInfo {
     pub threads_per_sm: i32,
     /// Largest dynamic shared memory a block may opt into, in bytes.
     pub max_smem: i32,
+    /// Shared memory of one SM, bytes.
+    pub smem_per_sm: i32,
 }
 
 static INFO: [OnceLock<DeviceInfo>; MAX_DEVICES] = [const { OnceLock::new() }; MAX_DEVICES];
@@ -85,6 +87,7 @@ pub fn device_info(device: usize) -> Result<DeviceInfo> {
         sms: get(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
         threads_per_sm: get(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?,
         max_smem: get(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
+        smem_per_sm: get(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)?,
     };
     Ok(*INFO[device].get_or_init(|| info))
 }

@@ -312,6 +312,12 @@ pub struct RowLaunch {
     f: sys::CUfunction,
     grid: u32,
     block: (u32, u32),
+    /// Dynamic shared memory, bytes.
+    smem: u32,
+    /// Every block writes its whole row of per-block partial sums (the
+    /// register-resident backward builds, and the general one with its sums
+    /// in shared memory), so they need no zero fill.
+    writes_partials: bool,
 }
 
 impl RowLaunch {
@@ -327,16 +333,40 @@ impl RowLaunch {
             Rows::Block { max_blocks } => max_blocks,
         };
         let grid = ((rows + by - 1) / by).clamp(1, max_blocks) as u32;
-        Ok(RowLaunch { f, grid, block: (bx as u32, by as u32) })
+        Ok(RowLaunch { f, grid, block: (bx as u32, by as u32), smem: 0, writes_partials: false })
     }
 
-    /// A backward row kernel with per-block partial sums, its build chosen
-    /// by [`plan_block_regs`] (`kernels.regs`: `<name>_r1_*`, `<name>_r2_*`).
-    pub fn block_regs(kernels: &ReduceKernels, x: &TensorArg, ptrs: &[usize], rows: i64, h: i64) -> Result<RowLaunch> {
+    /// A backward row kernel with per-block partial sums (`planes` rows of
+    /// `h` per block), its build chosen by [`plan_block_regs`]
+    /// (`kernels.regs`: `<name>_r1_*`, `<name>_r2_*`). The general build
+    /// gets shared memory for its sums where they fit
+    /// (kernels/rows.cuh `ColumnSums`), and a grid of the blocks that are
+    /// resident at once.
+    pub fn block_regs(kernels: &ReduceKernels, x: &TensorArg, ptrs: &[usize], rows: i64, h: i64, planes: i64) -> Result<RowLaunch> {
         let (dtype, device, vec, units) = row_units(x, ptrs, h)?;
-        let (c, bx, blocks) = plan_block_regs(units, rows, cuda::device_info(device)?.sms as i64);
+        let info = cuda::device_info(device)?;
+        let (c, bx, blocks) = plan_block_regs(units, rows, info.sms as i64);
         let kernels = kernels.build(c).ok_or_else(|| Error::runtime(format!("myns::{}: no {c:?}-pack backward build", x.op())))?;
-        Ok(RowLaunch { f: kernels.pick(dtype, vec).function(device)?, grid: blocks as u32, block: (bx as u32, 1) })
+        let kernel = kernels.pick(dtype, vec);
+        let smem = planes * h * dtype.acc().size() as i64;
+        if c.is_none() && smem <= info.max_smem as i64 {
+            // 1 KB a block the driver reserves; at most two blocks of the
+            // general build's (up to 512) threads an SM.
+            let per_sm = (info.smem_per_sm as i64 / (smem + 1024)).min(info.threads_per_sm as i64 / bx).clamp(1, 2);
+            let f = kernel.function_smem(device, smem as u32)?;
+            let grid = rows.clamp(1, info.sms as i64 * per_sm) as u32;
+            return Ok(RowLaunch { f, grid, block: (bx as u32, 1), smem: smem as u32, writes_partials: rows > 0 });
+        }
+        let f = kernel.function(device)?;
+        Ok(RowLaunch { f, grid: blocks as u32, block: (bx as u32, 1), smem: 0, writes_partials: c.is_some() && rows > 0 })
+    }
+
+    /// The per-block partial sums buffer of a [`RowLaunch::block_regs`]
+    /// launch (`[planes, blocks, h]` or `[blocks, h]`, `opts`' kind and
+    /// device): left unwritten where the kernel writes it whole, zeroed where
+    /// it adds into it (the general build, or no launch at all).
+    pub fn partials(&self, shape: &[i64], opts: (tch::Kind, tch::Device)) -> Result<tch::Tensor> {
+        Ok(if self.writes_partials { tch::Tensor::f_empty(shape, opts)? } else { tch::Tensor::f_zeros(shape, opts)? })
     }
 
     /// A forward row reduction (one block or warp per row), its build chosen
@@ -357,7 +387,7 @@ impl RowLaunch {
         // plan_reduce names only builds the op has.
         let kernels = kernels.build(plan.regs).ok_or_else(|| Error::runtime(format!("myns::{}: no build for {plan:?}", x.op())))?;
         let f = kernels.pick(dtype, vec).function(device)?;
-        Ok(RowLaunch { f, grid: grid as u32, block: (plan.bx as u32, plan.by as u32) })
+        Ok(RowLaunch { f, grid: grid as u32, block: (plan.bx as u32, plan.by as u32), smem: 0, writes_partials: false })
     }
 
     pub fn blocks(&self) -> u32 {
@@ -366,7 +396,7 @@ impl RowLaunch {
 
     /// Launches on `cx`'s stream with `params` (pointers to each kernel argument).
     pub fn launch(&self, cx: &Cuda, params: &mut [*mut c_void]) -> Result<()> {
-        cuda::launch(self.f, (self.grid, 1, 1), (self.block.0, self.block.1, 1), 0, cx.stream, params)
+        cuda::launch(self.f, (self.grid, 1, 1), (self.block.0, self.block.1, 1), self.smem, cx.stream, params)
     }
 }
 

@@ -53,6 +53,21 @@ def test_layer_norm_backward(shape, dtype, device):
     check_op("layer_norm_backward", [g, x, None, 1e-5])
 
 
+# More rows than the backward kernels have blocks (src/rowwise.rs
+# RowLaunch::block_regs), so a block reduces several rows: in the register
+# builds each loaded while the one before is reduced (one pack per thread;
+# rows of 1000, not covered exactly by the threads, and 2048); rows of 9000
+# in the general build, its column sums in shared memory (up to two blocks
+# an SM).
+@pytest.mark.parametrize("shape", [(3001, 1000), (1200, 2048), (300, 9000)], ids=str)
+def test_norm_backwards_over_many_rows(shape, dtype, device):
+    g, gs, x, w = rand(shape, dtype, device), rand(shape, dtype, device), norm_input(shape, dtype, device), rand(shape[-1:], dtype, device)
+    check_op("rms_norm_backward", [g, x, w, 1e-6])
+    check_op("add_rms_norm_backward", [g, gs, x, w, 1e-6])
+    check_op("layer_norm_backward", [g, x, w, 1e-5])
+    check_op("layer_norm_backward", [g, x, None, 1e-5])
+
+
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 @pytest.mark.parametrize("shape", [(1, 2), (3, 5, 6), (7, 130), (2, 3, 2048), (0, 16)], ids=str)
 def test_gelu_and_mul(shape, approximate, dtype, device):
