@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import bench_llama  # noqa: E402
 
 
-def profile_step(step, ids, top):
+def profile_step(step, ids, top, gaps=0):
     from torch.profiler import ProfilerActivity, profile
 
     torch.cuda.synchronize()
@@ -44,7 +44,32 @@ def profile_step(step, ids, top):
     print(f"  profiled step: wall {wall * 1e3:.1f} ms, GPU busy {busy:.1f} ms, {len(kernels)} kernels")
     for name, (n, t) in rows[:top]:
         print(f"    {t:8.2f} ms {n:5d}x  {name[:150]}")
+    if gaps:
+        print_gaps(kernels, gaps)
     return rows
+
+
+def print_gaps(kernels, top):
+    """Where the GPU waits: idle time between one kernel's end and the next
+    one's start (kernels of one stream), the largest gaps with their
+    neighbours, and idle time summed by the kernel that ends it."""
+    ev = sorted((e.time_range.start, e.time_range.end, e.name) for e in kernels if not e.name.startswith("Optimizer."))
+    t0, idle, out, by = ev[0][0], 0.0, [], {}
+    end = ev[0][1]
+    for (s, e, name), prev in zip(ev[1:], ev[:-1]):
+        g = s - end
+        if g > 0:
+            idle += g
+            out.append((g, s - t0, prev[2], name))
+            by[name[:70]] = by.get(name[:70], 0.0) + g
+        end = max(end, e)
+    print(f"  idle between kernels: {idle / 1e3:.2f} ms over {(end - t0) / 1e3:.1f} ms; gaps over 20 us: "
+          f"{sum(g for g, *_ in out if g > 20) / 1e3:.2f} ms in {sum(1 for g, *_ in out if g > 20)}")
+    for g, at, a, b in sorted(out, reverse=True)[:top]:
+        print(f"    {g:8.1f} us at {at / 1e3:7.2f} ms  after {a[:55]}  before {b[:55]}")
+    print("  idle summed by the kernel after it:")
+    for name, g in sorted(by.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"    {g / 1e3:8.2f} ms  {name}")
 
 
 def main():
@@ -53,6 +78,7 @@ def main():
     p.add_argument("--batch", type=int, default=4)
     p.add_argument("--top", type=int, default=30)
     p.add_argument("--only", default="myns,myns-c,myns-cflex,hf-c")
+    p.add_argument("--gaps", type=int, default=0, help="also list the N largest idle gaps between kernels")
     a = p.parse_args()
     base, _, batch, seq, data = bench_llama.cuda_model(a.layers, a.batch, 4)
     print(f"Llama {sum(p.numel() for p in base.parameters()) / 1e9:.2f}B params, {a.layers} layers, {batch} x {seq}")
@@ -87,7 +113,7 @@ def main():
             t = statistics.median(times)
             print(f"{key}: step {t * 1e3:.1f} ms ({batch * seq / t:.0f} tok/s), peak {peak:.2f} GiB, "
                   f"build+warm-up {build_s:.0f} s", flush=True)
-            profile_step(step, data[3], a.top)
+            profile_step(step, data[3], a.top, a.gaps)
             del m, step
         finally:
             torch._functorch.config.custom_op_default_layout_constraint = old
