@@ -196,6 +196,27 @@ __device__ void layer_norm_r4_impl(const T* __restrict__ x, const T* __restrict_
   }
 }
 
+// The backward's three sums over a row: of d^2, gw_ and gw_ * d, with
+// d = x - mean and gw_ = g * w (as below) ...
+template <typename A>
+__device__ __forceinline__ void add_grad_sums(myns::Sums<A, 3>& s, A d, A gw) {
+  s.v[0] += d * d;
+  s.v[1] += gw;
+  s.v[2] += gw * d;
+}
+
+// ... and, reduced over the row, rstd, mean(gw_) and mean(gw_ * xhat).
+template <typename A>
+struct GradStats {
+  A rstd, m1, m2;
+};
+template <typename A>
+__device__ __forceinline__ GradStats<A> grad_stats(myns::Sums<A, 3> s, int64_t H, double eps) {
+  s = myns::row_sums(s);
+  const A rstd = rsqrt(s.v[0] / A(H) + A(eps));
+  return {rstd, s.v[1] / A(H), s.v[2] * rstd / A(H)};
+}
+
 // Gradients, with xhat = (x - mean) * rstd and gw_ = g * w (g when w is null):
 //   gx = rstd * (gw_ - mean(gw_) - xhat * mean(gw_ * xhat)),
 //   grad_w = sum over rows of g * xhat, grad_b = sum over rows of g.
@@ -228,21 +249,15 @@ __device__ void layer_norm_backward_impl(const T* __restrict__ g, const T* __res
       for (int k = 0; k < N; ++k) sum += to_acc(a.v[k]);
     }
     const A mean = myns::row_sum(sum) / A(H);
-    myns::Sums<A, 3> s{};  // sum of (x - mean)^2, of gw_, of gw_ * (x - mean)
+    myns::Sums<A, 3> s{};
     for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
       const P a = xp[i], gg = gp[i], q = param_pack<P>(w, i, one);
 #pragma unroll
       for (int k = 0; k < N; ++k) {
-        const A d = to_acc(a.v[k]) - mean, gw = to_acc(gg.v[k]) * to_acc(q.v[k]);
-        s.v[0] += d * d;
-        s.v[1] += gw;
-        s.v[2] += gw * d;
+        add_grad_sums(s, to_acc(a.v[k]) - mean, to_acc(gg.v[k]) * to_acc(q.v[k]));
       }
     }
-    s = myns::row_sums(s);
-    const A rstd = rsqrt(s.v[0] / A(H) + A(eps));
-    const A m1 = s.v[1] / A(H);
-    const A m2 = s.v[2] * rstd / A(H);  // mean(gw_ * xhat)
+    const auto [rstd, m1, m2] = grad_stats(s, H, eps);
     for (int64_t i = threadIdx.x; i < hv; i += blockDim.x) {
       const P a = xp[i], gg = gp[i], q = param_pack<P>(w, i, one);
       P o;
@@ -307,22 +322,16 @@ __device__ void layer_norm_backward_regs_impl(const T* __restrict__ g, const T* 
 #pragma unroll
       for (int k = 0; k < N; ++k) sum += myns::pack_acc<false>(xs[c], k);
     const A mean = myns::row_sum(sum) / A(H);
-    myns::Sums<A, 3> s{};  // sum of (x - mean)^2, of gw_, of gw_ * (x - mean)
+    myns::Sums<A, 3> s{};
 #pragma unroll
     for (int c = 0; c < C; ++c) {
       const bool in = FULL || threadIdx.x + c * blockDim.x < hv;  // zero packs past the row are not deviations
 #pragma unroll
       for (int k = 0; k < N; ++k) {
-        const A d = in ? myns::pack_acc<true>(xs[c], k) - mean : A(0), gw = myns::pack_acc<true>(gs[c], k) * myns::pack_acc<true>(ws[c], k);
-        s.v[0] += d * d;
-        s.v[1] += gw;
-        s.v[2] += gw * d;
+        add_grad_sums(s, in ? myns::pack_acc<true>(xs[c], k) - mean : A(0), myns::pack_acc<true>(gs[c], k) * myns::pack_acc<true>(ws[c], k));
       }
     }
-    s = myns::row_sums(s);
-    const A rstd = rsqrt(s.v[0] / A(H) + A(eps));
-    const A m1 = s.v[1] / A(H);
-    const A m2 = s.v[2] * rstd / A(H);  // mean(gw_ * xhat)
+    const auto [rstd, m1, m2] = grad_stats(s, H, eps);
     P os[C];
 #pragma unroll
     for (int c = 0; c < C; ++c)
