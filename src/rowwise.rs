@@ -349,7 +349,9 @@ impl RowLaunch {
         let kernels = kernels.build(c).ok_or_else(|| Error::runtime(format!("myns::{}: no {c:?}-pack backward build", x.op())))?;
         let kernel = kernels.pick(dtype, vec);
         let smem = planes * h * dtype.acc().size() as i64;
-        if c.is_none() && smem <= info.max_smem as i64 {
+        // The kernels' static shared memory (their reductions', about 1 KB)
+        // counts against the same per-block limit.
+        if c.is_none() && smem + 2048 <= info.max_smem as i64 {
             // 1 KB a block the driver reserves; at most two blocks of the
             // general build's (up to 512) threads an SM.
             let per_sm = (info.smem_per_sm as i64 / (smem + 1024)).min(info.threads_per_sm as i64 / bx).clamp(1, 2);

@@ -68,6 +68,17 @@ def test_norm_backwards_over_many_rows(shape, dtype, device):
     check_op("layer_norm_backward", [g, x, None, 1e-5])
 
 
+# At the edge of a block's shared memory (227 KB on the H100): layer_norm's
+# float64 sums of rows of 14400 (225 KB, with its reductions' static shared
+# memory under the limit) go through shared memory, of 14500 (227 KB) through
+# global memory.
+@pytest.mark.parametrize("h", [14400, 14500])
+def test_layer_norm_backward_at_the_shared_memory_limit(h, device):
+    shape = (3, h)
+    g, x, w = rand(shape, torch.float64, device), norm_input(shape, torch.float64, device), rand(shape[-1:], torch.float64, device)
+    check_op("layer_norm_backward", [g, x, w, 1e-5])
+
+
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 @pytest.mark.parametrize("shape", [(1, 2), (3, 5, 6), (7, 130), (2, 3, 2048), (0, 16)], ids=str)
 def test_gelu_and_mul(shape, approximate, dtype, device):
