@@ -397,7 +397,7 @@ __device__ void layer_norm_backward_regs_impl(const T* __restrict__ g, const T* 
   }
 // 512 threads at most (the general builds' bound): the partial sums take registers.
 #define MYNS_LN_BACKWARD_REGS(suffix, T, N, C)                                                                    \
-  extern "C" __global__ void MYNS_ROW_BACKWARD_REGS_BOUNDS(C) layer_norm_backward_##suffix(                                        \
+  extern "C" __global__ void MYNS_ROW_BACKWARD_REGS_BOUNDS(C) layer_norm_backward_##suffix(                       \
       const T* g, const T* x, const T* w, T* gx, typename Acc<T>::type* pw, typename Acc<T>::type* pb,            \
       int64_t rows, int64_t H, double eps) {                                                                      \
     myns::with_full<N, C>(H, [&](auto full) {                                                                     \

@@ -373,9 +373,9 @@ __device__ void rms_norm_backward_regs_impl(const T* __restrict__ g, const T* __
   }
 // 512 threads at most (the general builds' bound): the partial sums take registers.
 #define MYNS_RMS_BACKWARD_REGS(suffix, T, N, C)                                                                       \
-  extern "C" __global__ void MYNS_ROW_BACKWARD_REGS_BOUNDS(C) rms_norm_backward_##suffix(const T* g, const T* x, const T* w,           \
-                                                        const T* gs, T* gx, typename Acc<T>::type* partial,           \
-                                                        int64_t rows, int64_t H, double eps) {                        \
+  extern "C" __global__ void MYNS_ROW_BACKWARD_REGS_BOUNDS(C) rms_norm_backward_##suffix(                             \
+      const T* g, const T* x, const T* w, const T* gs, T* gx, typename Acc<T>::type* partial, int64_t rows,           \
+      int64_t H, double eps) {                                                                                        \
     myns::with_full<N, C>(H, [&](auto full) {                                                                         \
       rms_norm_backward_regs_impl<T, N, C, decltype(full)::value>(g, x, w, gs, gx, partial, rows, H, eps);            \
     });                                                                                                               \
