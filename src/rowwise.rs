@@ -249,12 +249,15 @@ pub fn plan_reduce(units: i64, rows: i64, sms: i64, threads_per_sm: i64, regs_at
 /// general build), threads per row, blocks. Rows of up to 1024 packs (8192
 /// bfloat16) are held in registers by at most 512 threads (the partials take
 /// registers too), in about one wave of 1024 threads per SM: many rows in
-/// flight, partials written once per block.
-pub fn plan_block_regs(units: i64, rows: i64, sms: i64) -> (Option<i64>, i64, i64) {
+/// flight, partials written once per block. Longer rows take the general
+/// build; `smem_blocks`: how many of its blocks an SM holds with their sums
+/// in shared memory (kernels/rows.cuh `ColumnSums`), `None` where they do
+/// not fit (then at most 256 blocks, adding into global memory).
+pub fn plan_block_regs(units: i64, rows: i64, sms: i64, smem_blocks: Option<i64>) -> (Option<i64>, i64, i64) {
     let c = if units <= MAX_THREADS { 1 } else { 2 };
     if units > 2 * MAX_THREADS {
         let (bx, _) = general_shape(units, rows, sms, Rows::Block { max_blocks: 256 });
-        return (None, bx, rows.clamp(1, 256));
+        return (None, bx, rows.clamp(1, smem_blocks.map_or(256, |b| sms * b)));
     }
     let bx = whole_warps((units + c - 1) / c, MAX_THREADS);
     (Some(c), bx, rows.clamp(1, sms * (1024 / bx).max(1)))
@@ -318,6 +321,8 @@ pub struct RowLaunch {
     /// register-resident backward builds, and the general one with its sums
     /// in shared memory), so they need no zero fill.
     writes_partials: bool,
+    /// Planes and length of a block's partial sums (`block_regs`).
+    partials: (i64, i64),
 }
 
 impl RowLaunch {
@@ -333,41 +338,39 @@ impl RowLaunch {
             Rows::Block { max_blocks } => max_blocks,
         };
         let grid = ((rows + by - 1) / by).clamp(1, max_blocks) as u32;
-        Ok(RowLaunch { f, grid, block: (bx as u32, by as u32), smem: 0, writes_partials: false })
+        Ok(RowLaunch { f, grid, block: (bx as u32, by as u32), smem: 0, writes_partials: false, partials: (0, 0) })
     }
 
     /// A backward row kernel with per-block partial sums (`planes` rows of
-    /// `h` per block), its build chosen by [`plan_block_regs`]
-    /// (`kernels.regs`: `<name>_r1_*`, `<name>_r2_*`). The general build
-    /// gets shared memory for its sums where they fit
-    /// (kernels/rows.cuh `ColumnSums`), and a grid of the blocks that are
-    /// resident at once.
+    /// `h` per block), its build and grid chosen by [`plan_block_regs`]
+    /// (`kernels.regs`: `<name>_r1_*`, `<name>_r2_*`); the general build
+    /// gets shared memory for its sums where they fit.
     pub fn block_regs(kernels: &ReduceKernels, x: &TensorArg, ptrs: &[usize], rows: i64, h: i64, planes: i64) -> Result<RowLaunch> {
         let (dtype, device, vec, units) = row_units(x, ptrs, h)?;
         let info = cuda::device_info(device)?;
-        let (c, bx, blocks) = plan_block_regs(units, rows, info.sms as i64);
+        // The kernels' static shared memory (their reductions', about 1 KB)
+        // counts against the same per-block limit; the driver reserves 1 KB
+        // a block; at most two blocks of the general build's (up to 512)
+        // threads an SM.
+        let smem = planes * h * dtype.acc().size() as i64;
+        let smem_blocks = (smem + 2048 <= info.max_smem as i64)
+            .then(|| (info.smem_per_sm as i64 / (smem + 1024)).min(info.threads_per_sm as i64 / MAX_THREADS).clamp(1, 2));
+        let (c, bx, blocks) = plan_block_regs(units, rows, info.sms as i64, smem_blocks);
         let kernels = kernels.build(c).ok_or_else(|| Error::runtime(format!("myns::{}: no {c:?}-pack backward build", x.op())))?;
         let kernel = kernels.pick(dtype, vec);
-        let smem = planes * h * dtype.acc().size() as i64;
-        // The kernels' static shared memory (their reductions', about 1 KB)
-        // counts against the same per-block limit.
-        if c.is_none() && smem + 2048 <= info.max_smem as i64 {
-            // 1 KB a block the driver reserves; at most two blocks of the
-            // general build's (up to 512) threads an SM.
-            let per_sm = (info.smem_per_sm as i64 / (smem + 1024)).min(info.threads_per_sm as i64 / bx).clamp(1, 2);
-            let f = kernel.function_smem(device, smem as u32)?;
-            let grid = rows.clamp(1, info.sms as i64 * per_sm) as u32;
-            return Ok(RowLaunch { f, grid, block: (bx as u32, 1), smem: smem as u32, writes_partials: rows > 0 });
-        }
-        let f = kernel.function(device)?;
-        Ok(RowLaunch { f, grid: blocks as u32, block: (bx as u32, 1), smem: 0, writes_partials: c.is_some() && rows > 0 })
+        let smem = if c.is_none() && smem_blocks.is_some() { smem as u32 } else { 0 };
+        let f = if smem > 0 { kernel.function_smem(device, smem)? } else { kernel.function(device)? };
+        // The register builds and the shared sums write every block's partials whole.
+        let writes_partials = (c.is_some() || smem > 0) && rows > 0;
+        Ok(RowLaunch { f, grid: blocks as u32, block: (bx as u32, 1), smem, writes_partials, partials: (planes, h) })
     }
 
     /// The per-block partial sums buffer of a [`RowLaunch::block_regs`]
-    /// launch (`[planes, blocks, h]` or `[blocks, h]`, `opts`' kind and
-    /// device): left unwritten where the kernel writes it whole, zeroed where
-    /// it adds into it (the general build, or no launch at all).
-    pub fn partials(&self, shape: &[i64], opts: (tch::Kind, tch::Device)) -> Result<tch::Tensor> {
+    /// launch, `[planes, blocks, h]` in `opts`' kind on its device: left
+    /// unwritten where the kernel writes it whole, zeroed where it adds into
+    /// it (the general build in global memory, or no launch at all).
+    pub fn partials(&self, opts: (tch::Kind, tch::Device)) -> Result<tch::Tensor> {
+        let shape = [self.partials.0, self.grid as i64, self.partials.1];
         Ok(if self.writes_partials { tch::Tensor::f_empty(shape, opts)? } else { tch::Tensor::f_zeros(shape, opts)? })
     }
 
@@ -389,7 +392,7 @@ impl RowLaunch {
         // plan_reduce names only builds the op has.
         let kernels = kernels.build(plan.regs).ok_or_else(|| Error::runtime(format!("myns::{}: no build for {plan:?}", x.op())))?;
         let f = kernels.pick(dtype, vec).function(device)?;
-        Ok(RowLaunch { f, grid: grid as u32, block: (plan.bx as u32, plan.by as u32), smem: 0, writes_partials: false })
+        Ok(RowLaunch { f, grid: grid as u32, block: (plan.bx as u32, plan.by as u32), smem: 0, writes_partials: false, partials: (0, 0) })
     }
 
     pub fn blocks(&self) -> u32 {
@@ -474,12 +477,13 @@ mod tests {
 
     #[test]
     fn backward_rows_of_up_to_1024_packs_stay_in_registers() {
-        assert_eq!(plan_block_regs(256, 8192, 132), (Some(1), 256, 528)); // 8192 x 2048 bf16
-        assert_eq!(plan_block_regs(1, 3, 132), (Some(1), 32, 3));
-        assert_eq!(plan_block_regs(0, 0, 132), (Some(1), 32, 1));
-        assert_eq!(plan_block_regs(513, 100, 132), (Some(2), 288, 100));
-        assert_eq!(plan_block_regs(1024, 1 << 20, 132), (Some(2), 512, 264));
-        assert_eq!(plan_block_regs(1025, 1 << 20, 132), (None, 288, 256)); // the general shape
+        assert_eq!(plan_block_regs(256, 8192, 132, None), (Some(1), 256, 528)); // 8192 x 2048 bf16
+        assert_eq!(plan_block_regs(1, 3, 132, None), (Some(1), 32, 3));
+        assert_eq!(plan_block_regs(0, 0, 132, None), (Some(1), 32, 1));
+        assert_eq!(plan_block_regs(513, 100, 132, None), (Some(2), 288, 100));
+        assert_eq!(plan_block_regs(1024, 1 << 20, 132, None), (Some(2), 512, 264));
+        assert_eq!(plan_block_regs(1025, 1 << 20, 132, None), (None, 288, 256)); // the general shape
+        assert_eq!(plan_block_regs(1025, 1 << 20, 132, Some(2)), (None, 288, 264)); // its sums in shared memory
     }
 
     #[test]

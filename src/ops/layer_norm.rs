@@ -208,9 +208,8 @@ fn backward_cuda(a: &LayerNormBackward, cx: &Cuda) -> Result<(Tensor, Tensor, Te
     // Per-block partial sums of grad_weight and grad_bias (planes 0 and 1 of
     // one buffer), then summed over the blocks.
     let launch = RowLaunch::block_regs(&BACKWARD_KERNELS, &a.x, &[cg.ptr, c.ptr, pw, pgx], rows, h, 2)?;
-    let opts = (dtype.acc().kind(), tch::Device::Cuda(cx.device));
     let blocks = launch.blocks() as i64;
-    let partial = launch.partials(&[2, blocks, h], opts)?;
+    let partial = launch.partials((dtype.acc().kind(), tch::Device::Cuda(cx.device)))?;
     if rows > 0 {
         let (pg, px, pw, po) = (cg.ptr as u64, c.ptr as u64, pw as u64, pgx as u64);
         let ppw = partial.data_ptr() as u64;

@@ -179,7 +179,7 @@ pub(crate) fn backward_launch(
     let pgx = gx.data_ptr() as usize;
     // Per-block partial sums of grad_weight, then summed over the blocks.
     let launch = RowLaunch::block_regs(&BACKWARD_KERNELS, x, &[cg.ptr, cx_.ptr, cw.ptr, pe, pgx], rows, h, 1)?;
-    let partial = launch.partials(&[launch.blocks() as i64, h], (dtype.acc().kind(), tch::Device::Cuda(cx.device)))?;
+    let partial = launch.partials((dtype.acc().kind(), tch::Device::Cuda(cx.device)))?;
     if rows > 0 {
         let (pg, px, pw, pe, po, pp) =
             (cg.ptr as u64, cx_.ptr as u64, cw.ptr as u64, pe as u64, pgx as u64, partial.data_ptr() as u64);

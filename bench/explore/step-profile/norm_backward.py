@@ -1,22 +1,22 @@
 """Kernel times (torch.profiler, per call, mean of 20 after an L2 flush) of
 rms_norm, add_rms_norm and layer_norm forward + backward with the library in
 MYNS_LIBRARY, beside eager F.layer_norm / F.rms_norm; run once per library
-and compare (bench/explore/step-profile/norm_ab.sh).
+and compare (bench/explore/step-profile/ab.sh).
 
     python bench/explore/step-profile/norm_backward.py [--calls 20]
 """
 
 import argparse
-import collections
 import os
 import sys
 
 import torch
 import torch.nn.functional as F
-from torch.profiler import ProfilerActivity, profile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "python_loader"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(HERE, "..", "..", "..", "python_loader"), os.path.join(HERE, "..")]
 import myns  # noqa: E402,F401
+from matmul_kernel_times import kernel_times  # noqa: E402
 
 EPS = 1e-6
 SHAPES = [(8192, 2048, torch.bfloat16), (16384, 4096, torch.bfloat16), (4096, 8192, torch.bfloat16), (8192, 2048, torch.float32), (2048, 16384, torch.bfloat16), (4096, 8192, torch.float32)]
@@ -42,29 +42,14 @@ def fwd_bwd(fn, leaves):
     return f
 
 
-def kernel_times(f, calls):
-    flush = torch.empty(64 << 20, dtype=torch.int32, device="cuda")
-    f()
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(calls):
-            flush.zero_()
-            f()
-        torch.cuda.synchronize()
-    per = collections.defaultdict(float)
-    for e in prof.events():
-        if e.device_type == torch.autograd.DeviceType.CUDA and "zero" not in e.name and "FillFunctor<int>" not in e.name:
-            per[e.name] += e.device_time / calls
-    return per
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--calls", type=int, default=20)
     args = ap.parse_args()
     for n, h, dt in SHAPES:
         for name, fn, leaves in cases(n, h, dt):
-            per = kernel_times(fwd_bwd(fn, leaves), args.calls)
+            # The flush is a fill of ints; the partial sums' zero fill (floats) counts.
+            per = kernel_times(fwd_bwd(fn, leaves), args.calls, skip=("fillfunctor<int>",))
             parts = "  ".join(f"{k[:40]} {v:.1f}" for k, v in sorted(per.items(), key=lambda kv: -kv[1])[:5])
             print(f"{name:18s} {n}x{h} {str(dt)[6:]:8s} {sum(per.values()):8.1f} us  | {parts}", flush=True)
 
