@@ -118,6 +118,17 @@ SETS = {  # --set: [(kind, M, K, N, b layout)]
     "pairs": [(kind, m, k, n, "nk") for kind in ("bf16",) for (k, n) in ((2048, 32000), (4096, 32000), (4096, 128256), (4096, 14336), (4096, 4096)) for m in (1024, 2048, 4096, 8192)],
     # The rows of `pairs` where the automatic choice looked slow, for repeated rounds.
     "pairs2": [("bf16", 1024, 4096, 14336, "nk"), ("bf16", 1024, 2048, 32000, "nk"), ("bf16", 2048, 4096, 14336, "nk"), ("bf16", 8192, 4096, 32000, "nk")],
+    # 192-wide tiles in pairs (2026-11-27, night; bench/explore/pair192/): an
+    # N-major B ("kn") split between the ranks box by box (2 and 1 of 3) or
+    # along K, beside K-major B ("nk"), which was always split evenly.
+    "pair192": [
+        ("bf16", 3000, 1000, 2000, "kn"),
+        ("bf16", 3000, 1000, 2000, "nk"),
+        ("bf16", 3000, 4000, 2000, "kn"),
+        ("bf16", 2048, 2048, 2048, "kn"),
+        ("f16", 2048, 2048, 2048, "kn"),
+        ("bf16", 4096, 4096, 4088, "kn"),
+    ],
     # The pipeline probes (bench/explore/hopper-pipeline/probe.sh): one shape per
     # cooperative tile width, long K.
     "pipe": [
