@@ -12,6 +12,7 @@ use super::tiles::{SKINNY_NW, SKINNY_TMA_CW, SKINNY_WARPS};
 use super::{GemmParams, SKINNY_KERNELS, SKINNY_TMA_KERNELS};
 use crate::cuda;
 use crate::types::{DType, Result};
+use cudarc::driver::sys;
 
 /// Mirrors `SkinnyParams` in kernels/gemm_skinny.cu.
 #[repr(C)]
@@ -118,9 +119,12 @@ fn launch_tma(p: &SkinnyParams, dtype: DType, w_k: bool, mt: i64, device: usize,
     let stride = |s: i64, len: u64, span: u64| if len <= 1 { (span * es).div_ceil(16).max(1) * 16 } else { s as u64 * es };
     let (w_dims, w_box) = if w_k { ([k, n, batch], [64, SKINNY_NW as u32, 1]) } else { ([n, k, batch], [SKINNY_NW as u32, 64, 1]) };
     let w_pitch = stride(p.sw, w_dims[1], w_dims[0]);
-    let tm_w = tensor_map(dtype, p.w, w_dims, [w_pitch, stride(p.swb, batch, w_dims[1] * w_pitch / es)], w_box)?;
+    // 256-byte L2 promotion (the product kernels take 128: GEMM_L2_PROMOTION):
+    // the stream reads each weight row whole, once; not measured with less.
+    let wide = sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+    let tm_w = tensor_map(dtype, p.w, w_dims, [w_pitch, stride(p.swb, batch, w_dims[1] * w_pitch / es)], w_box, wide)?;
     let x_pitch = stride(p.sxm, m, k);
-    let tm_x = tensor_map(dtype, p.x, [k, m, batch], [x_pitch, stride(p.sxb, batch, m * x_pitch / es)], [64, 8 * mt as u32, 1])?;
+    let tm_x = tensor_map(dtype, p.x, [k, m, batch], [x_pitch, stride(p.sxb, batch, m * x_pitch / es)], [64, 8 * mt as u32, 1], wide)?;
     let kernel = &SKINNY_TMA_KERNELS[(dtype == DType::BF16) as usize][!w_k as usize][(mt - 1).clamp(0, 1) as usize];
     let smem = skinny_tma_smem(mt);
     let f = kernel.function_smem(device, smem)?;

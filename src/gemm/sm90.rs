@@ -133,9 +133,24 @@ pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device:
     Ok(true)
 }
 
+/// L2 promotion of the product kernels' tensor maps. On the H100 with 256
+/// bytes, 3000 x 1000 x 2000 bf16 (rows of 2000 and 4000 bytes, 16- but not
+/// 128-byte aligned) took 28.8 us of kernel time, with 128, 64 or none 26.1;
+/// the other shapes of bench/explore/matmul_kernel_times.py's `start` set
+/// ran the same under all four (bench/explore/l2-traffic/).
+pub(super) const GEMM_L2_PROMOTION: sys::CUtensorMapL2promotion = sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+
 /// A rank-3 tensor map (innermost dimension first, byte strides) with
-/// 128-byte swizzle; zeros fill boxes past the edges.
-pub(super) fn tensor_map(dtype: DType, ptr: u64, dims: [u64; 3], strides: [u64; 2], boxes: [u32; 3]) -> Result<sys::CUtensorMap> {
+/// 128-byte swizzle and L2 promotion `promotion`; zeros fill boxes past the
+/// edges.
+pub(super) fn tensor_map(
+    dtype: DType,
+    ptr: u64,
+    dims: [u64; 3],
+    strides: [u64; 2],
+    boxes: [u32; 3],
+    promotion: sys::CUtensorMapL2promotion,
+) -> Result<sys::CUtensorMap> {
     let dt = match dtype {
         DType::BF16 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
         DType::F16 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
@@ -157,7 +172,7 @@ pub(super) fn tensor_map(dtype: DType, ptr: u64, dims: [u64; 3], strides: [u64; 
             elem_strides.as_ptr(),
             sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
             sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
-            sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            promotion,
             sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
         )
     }
@@ -221,23 +236,23 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     let bstride = |s: i64, span: u64| if batch == 1 { (span * es).div_ceil(16).max(1) * 16 } else { s as u64 * es };
     let tm_a = if plan.a_reg {
         // 32 M-elements (128 bytes) per box row, BK k-lines.
-        tensor_map(dtype, q.a, [m, k, batch], [q.sak as u64 * es, bstride(q.sab, k * q.sak as u64)], [32, bk, 1])?
+        tensor_map(dtype, q.a, [m, k, batch], [q.sak as u64 * es, bstride(q.sab, k * q.sak as u64)], [32, bk, 1], GEMM_L2_PROMOTION)?
     } else if a_k {
-        tensor_map(dtype, q.a, [k, m, batch], [q.sam as u64 * es, bstride(q.sab, m * q.sam as u64)], [bk, plan.tile.bm as u32, 1])?
+        tensor_map(dtype, q.a, [k, m, batch], [q.sam as u64 * es, bstride(q.sab, m * q.sam as u64)], [bk, plan.tile.bm as u32, 1], GEMM_L2_PROMOTION)?
     } else {
         // 64 M-elements (128 bytes) per box row: 16-bit types only.
-        tensor_map(dtype, q.a, [m, k, batch], [q.sak as u64 * es, bstride(q.sab, k * q.sak as u64)], [64, bk, 1])?
+        tensor_map(dtype, q.a, [m, k, batch], [q.sak as u64 * es, bstride(q.sab, k * q.sak as u64)], [64, bk, 1], GEMM_L2_PROMOTION)?
     };
     // In clusters each block loads half of a K-major B tile's rows.
     let b_rows = if plan.cluster > 1 { bn / 2 } else { bn } as u32;
     let tm_b = if b_k {
-        tensor_map(dtype, q.b, [k, n, batch], [q.sbn as u64 * es, bstride(q.sbb, n * q.sbn as u64)], [bk, b_rows, 1])?
+        tensor_map(dtype, q.b, [k, n, batch], [q.sbn as u64 * es, bstride(q.sbb, n * q.sbn as u64)], [bk, b_rows, 1], GEMM_L2_PROMOTION)?
     } else {
         // 64 N-elements (128 bytes) per box row: 16-bit types only.
-        tensor_map(dtype, q.b, [n, k, batch], [q.sbk as u64 * es, bstride(q.sbb, k * q.sbk as u64)], [64, bk, 1])?
+        tensor_map(dtype, q.b, [n, k, batch], [q.sbk as u64 * es, bstride(q.sbb, k * q.sbk as u64)], [64, bk, 1], GEMM_L2_PROMOTION)?
     };
     let tm_c = if q.tma_store == 1 {
-        tensor_map(dtype, q.c, [n, m, batch], [q.scm as u64 * es, bstride(q.scb, m * q.scm as u64)], [64, 64, 1])? // one consumer's 64-row half
+        tensor_map(dtype, q.c, [n, m, batch], [q.scm as u64 * es, bstride(q.scb, m * q.scm as u64)], [64, 64, 1], GEMM_L2_PROMOTION)? // one consumer's 64-row half
     } else {
         sys::CUtensorMap { opaque: tm_a.opaque } // not read
     };
