@@ -102,7 +102,8 @@ pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device:
     let b_op = Operand { ptr: q.b, batch: q.batch, rows: q.n, k: q.k, sb: q.sbb, sr: q.sbn, sk: q.sbk };
     let a_layout = operand_layout(q.a as usize, q.batch, q.m, q.k, q.sab, q.sam, q.sak, 4);
     let b_layout = operand_layout(q.b as usize, q.batch, q.n, q.k, q.sbb, q.sbn, q.sbk, 4);
-    let ld = cdiv(q.k, 4) * 4;
+    // The K-major copies' leading dimension (both operands: the same K).
+    let (_, ld) = pack::staged_shape(&a_op, a_layout, 4, true);
     // c^T = b^T a^T: A' = b^T (M-contiguous), B' = the K-major copy of a.
     let mut t = q.transposed();
     (t.sbn, t.sbk, t.sbb) = (ld, 1, q.m * ld);
