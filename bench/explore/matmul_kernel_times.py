@@ -129,6 +129,16 @@ SETS = {  # --set: [(kind, M, K, N, b layout)]
         ("f16", 2048, 2048, 2048, "kn"),
         ("bf16", 4096, 4096, 4088, "kn"),
     ],
+    # Rows 16- but not 128-byte aligned (2026-11-27, night): the planner's
+    # `misaligned` efficiencies were fitted under 256-byte L2 promotion
+    # (bench/explore/l2-traffic/misaligned-*.log, --variants of every width).
+    "misaligned": [
+        ("bf16", 1000, 1000, 1000, "kn"),
+        ("bf16", 3000, 1000, 2000, "kn"),
+        ("bf16", 2000, 2000, 2000, "kn"),
+        ("bf16", 1000, 4000, 1000, "kn"),
+        ("bf16", 4096, 4096, 4088, "kn"),
+    ],
     # The pipeline probes (bench/explore/hopper-pipeline/probe.sh): one shape per
     # cooperative tile width, long K.
     "pipe": [
