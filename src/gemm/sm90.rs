@@ -139,7 +139,7 @@ pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device:
 /// 128-byte aligned) took 28.8 us of kernel time, with 128, 64 or none 26.1;
 /// the other shapes of bench/explore/matmul_kernel_times.py's `start` set
 /// ran the same under all four (bench/explore/l2-traffic/).
-pub(super) const GEMM_L2_PROMOTION: sys::CUtensorMapL2promotion = sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+const GEMM_L2_PROMOTION: sys::CUtensorMapL2promotion = sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
 
 /// A rank-3 tensor map (innermost dimension first, byte strides) with
 /// 128-byte swizzle and L2 promotion `promotion`; zeros fill boxes past the
@@ -235,25 +235,26 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     let (es, bk, bn) = (dtype.size() as u64, bk as u32, plan.tile.bn);
     // Batch strides in bytes; with one batch any multiple of 16 will do.
     let bstride = |s: i64, span: u64| if batch == 1 { (span * es).div_ceil(16).max(1) * 16 } else { s as u64 * es };
+    let map = |ptr: u64, dims: [u64; 3], strides: [u64; 2], boxes: [u32; 3]| tensor_map(dtype, ptr, dims, strides, boxes, GEMM_L2_PROMOTION);
     let tm_a = if plan.a_reg {
         // 32 M-elements (128 bytes) per box row, BK k-lines.
-        tensor_map(dtype, q.a, [m, k, batch], [q.sak as u64 * es, bstride(q.sab, k * q.sak as u64)], [32, bk, 1], GEMM_L2_PROMOTION)?
+        map(q.a, [m, k, batch], [q.sak as u64 * es, bstride(q.sab, k * q.sak as u64)], [32, bk, 1])?
     } else if a_k {
-        tensor_map(dtype, q.a, [k, m, batch], [q.sam as u64 * es, bstride(q.sab, m * q.sam as u64)], [bk, plan.tile.bm as u32, 1], GEMM_L2_PROMOTION)?
+        map(q.a, [k, m, batch], [q.sam as u64 * es, bstride(q.sab, m * q.sam as u64)], [bk, plan.tile.bm as u32, 1])?
     } else {
         // 64 M-elements (128 bytes) per box row: 16-bit types only.
-        tensor_map(dtype, q.a, [m, k, batch], [q.sak as u64 * es, bstride(q.sab, k * q.sak as u64)], [64, bk, 1], GEMM_L2_PROMOTION)?
+        map(q.a, [m, k, batch], [q.sak as u64 * es, bstride(q.sab, k * q.sak as u64)], [64, bk, 1])?
     };
     // In clusters each block loads half of a K-major B tile's rows.
     let b_rows = if plan.cluster > 1 { bn / 2 } else { bn } as u32;
     let tm_b = if b_k {
-        tensor_map(dtype, q.b, [k, n, batch], [q.sbn as u64 * es, bstride(q.sbb, n * q.sbn as u64)], [bk, b_rows, 1], GEMM_L2_PROMOTION)?
+        map(q.b, [k, n, batch], [q.sbn as u64 * es, bstride(q.sbb, n * q.sbn as u64)], [bk, b_rows, 1])?
     } else {
         // 64 N-elements (128 bytes) per box row: 16-bit types only.
-        tensor_map(dtype, q.b, [n, k, batch], [q.sbk as u64 * es, bstride(q.sbb, k * q.sbk as u64)], [64, bk, 1], GEMM_L2_PROMOTION)?
+        map(q.b, [n, k, batch], [q.sbk as u64 * es, bstride(q.sbb, k * q.sbk as u64)], [64, bk, 1])?
     };
     let tm_c = if q.tma_store == 1 {
-        tensor_map(dtype, q.c, [n, m, batch], [q.scm as u64 * es, bstride(q.scb, m * q.scm as u64)], [64, 64, 1], GEMM_L2_PROMOTION)? // one consumer's 64-row half
+        map(q.c, [n, m, batch], [q.scm as u64 * es, bstride(q.scb, m * q.scm as u64)], [64, 64, 1])? // one consumer's 64-row half
     } else {
         sys::CUtensorMap { opaque: tm_a.opaque } // not read
     };
