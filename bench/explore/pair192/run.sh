@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Device run (repository root, build/mmab carried): the libraries base
-# (99c1512) and new (an N-major B tile of 192-wide pairs split between the
-# ranks along K instead of box by box), alternated three times:
+# Device run (repository root, build/mmab carried): the libraries base (the
+# bundle of 2c0cc63, whose matmul code is 99c1512's) and new (99c1512 with an
+# N-major B tile of 192-wide pairs split between the ranks along K instead of
+# box by box; the change is in README.md, not on main), alternated three times:
 # - kernel times of the `pair192` set (../matmul_kernel_times.py), the
 #   automatic choice and forced wg192c2 / wg192c1;
 # - with AB_ROUNDS=n, bench_matmul.py's square, ragged and bmm classes (one
