@@ -136,7 +136,7 @@ pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device:
 
 /// L2 promotion of the product kernels' tensor maps. On the H100 with 256
 /// bytes, 3000 x 1000 x 2000 bf16 (rows of 2000 and 4000 bytes, 16- but not
-/// 128-byte aligned) took 28.8 us of kernel time, with 128, 64 or none 26.1;
+/// 128-byte aligned) took 28.8 us of kernel time, with 128 25.9, 64 or none 26.1;
 /// the other shapes of bench/explore/matmul_kernel_times.py's `start` set
 /// ran the same under all four (bench/explore/l2-traffic/).
 const GEMM_L2_PROMOTION: sys::CUtensorMapL2promotion = sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
