@@ -139,6 +139,24 @@ SETS = {  # --set: [(kind, M, K, N, b layout)]
         ("bf16", 1000, 4000, 1000, "kn"),
         ("bf16", 4096, 4096, 4088, "kn"),
     ],
+    # A stage freed before waiting for the next to land (2026-11-28,
+    # bench/explore/early-release/): short and long K, every tile width, TF32.
+    "release": [
+        ("bf16", 512, 512, 512, "kn"),
+        ("f16", 1024, 1024, 1024, "kn"),
+        ("bf16", 1000, 1000, 1000, "kn"),
+        ("bf16", 2048, 2048, 2048, "kn"),
+        ("bf16", 3000, 1000, 2000, "kn"),
+        ("bf16", 4096, 1024, 4096, "nk"),
+        ("bf16", 1024, 4096, 1024, "kn"),
+        ("bf16", 2048, 4096, 1024, "kn"),
+        ("bf16", 3000, 4000, 2000, "kn"),
+        ("bf16", 4096, 4096, 4096, "kn"),
+        ("bf16", 4096, 8192, 4096, "kn"),
+        ("bf16", 8192, 8192, 8192, "kn"),
+        ("tf32", 2048, 2048, 2048, "kn"),
+        ("tf32", 4096, 4096, 4096, "kn"),
+    ],
     # The pipeline probes (bench/explore/hopper-pipeline/probe.sh): one shape per
     # cooperative tile width, long K.
     "pipe": [
