@@ -55,6 +55,10 @@ __device__ __forceinline__ void tile_of32(uint32_t pid, uint32_t tiles_m, uint32
   tn = r / rows;
 }
 
+// Type selection (std::conditional without the host headers).
+template <bool C, typename A, typename B> struct Select { using type = A; };
+template <typename A, typename B> struct Select<false, A, B> { using type = B; };
+
 template <typename T> struct Pair;
 template <> struct Pair<__half> { using type = __half2; static __device__ __forceinline__ __half2 make(float x, float y) { return __floats2half2_rn(x, y); } };
 template <> struct Pair<__nv_bfloat16> { using type = __nv_bfloat162; static __device__ __forceinline__ __nv_bfloat162 make(float x, float y) { return __floats2bfloat162_rn(x, y); } };
@@ -138,6 +142,22 @@ template <> struct Mma<float> {  // tf32 inputs (rounded with cvt.rna), f32 accu
     asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
+};
+
+// d += a @ b for one m16n8k8 in float64 (compute capability 9.0: that shape
+// is sm_90's; the kernels that call it are launched only there). The
+// fragments sit where the tf32 m16n8k8 ones do, as doubles.
+struct Dmma {
+  static constexpr int K = 8;
+  static __device__ __forceinline__ void run(double (&d)[4], const double (&a)[4], const double (&b)[2]) {
+#if __CUDA_ARCH__ >= 900
+    asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+#else
+    __trap();
+#endif
   }
 };
 

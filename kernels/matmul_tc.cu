@@ -1,7 +1,10 @@
 // Tensor-core matmul/bmm for sm_80-class GPUs (runs on sm_90 too):
 // mma.sync m16n8k16 (float16, bfloat16) or m16n8k8 (tf32 for float32),
 // float32 accumulation, a multi-stage cp.async pipeline, ldmatrix fragment
-// loads, zero-filled edges (any M, N, K) and optional split-K.
+// loads, zero-filled edges (any M, N, K) and optional split-K. `X64`
+// (float32 with TF32 off, compute capability 9.0 only): m16n8k8 on the
+// FP64 tensor cores, each float32 converted exactly, products exact, sums
+// in float64, one rounding to float32 at the end.
 //
 // Each operand is either "K-contiguous" or "MN-contiguous" in memory, with
 // 16-byte-aligned rows; the Rust side picks the variant:
@@ -104,12 +107,14 @@ struct TileLoader {
   }
 };
 
-template <typename T, int BM, int BN, int BK, int WM, int WN, int STAGES, bool AK, bool BK_>
+template <typename T, int BM, int BN, int BK, int WM, int WN, int STAGES, bool AK, bool BK_, bool X64 = false>
 __device__ __forceinline__ void tc_gemm(const GemmParams& p) {
   using Cfg = TcTile<T, BM, BN, BK, WM, WN, STAGES, AK, BK_>;
   constexpr int THREADS = Cfg::THREADS, MI = Cfg::MI, NI = Cfg::NI, WTM = Cfg::WTM, WTN = Cfg::WTN;
   constexpr int A_LD = Cfg::A_LD, B_LD = Cfg::B_LD;
-  constexpr int KS = Mma<T>::K;
+  static_assert(!X64 || sizeof(T) == 4, "X64 takes float32");
+  constexpr int KS = X64 ? Dmma::K : Mma<T>::K;
+  using Acc = typename Select<X64, double, float>::type;
   extern __shared__ __align__(128) unsigned char smem_raw[];
   T* As = reinterpret_cast<T*>(smem_raw);
   T* Bs = As + STAGES * Cfg::A_STAGE;
@@ -144,13 +149,13 @@ __device__ __forceinline__ void tc_gemm(const GemmParams& p) {
       lb.load(Bs + stage * Cfg::B_STAGE, k_end, tid);
     };
 
-    float acc[MI][NI][4];
+    Acc acc[MI][NI][4];
 #pragma unroll
     for (int i = 0; i < MI; ++i)
 #pragma unroll
       for (int j = 0; j < NI; ++j)
 #pragma unroll
-        for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
+        for (int e = 0; e < 4; ++e) acc[i][j][e] = 0;
 
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
@@ -169,6 +174,32 @@ __device__ __forceinline__ void tc_gemm(const GemmParams& p) {
       const T* bs = Bs + (kt % STAGES) * Cfg::B_STAGE;
 #pragma unroll
       for (int kk = 0; kk < BK / KS; ++kk) {
+        if constexpr (X64) {
+          // The tf32 fragments' places (below), as exact doubles.
+          const int g = lane >> 2, t = lane & 3, kb = kk * 8 + t;
+          auto A = [&](int m, int k) { return static_cast<double>(AK ? as[m * A_LD + k] : as[k * A_LD + m]); };
+          auto B = [&](int k, int n) { return static_cast<double>(BK_ ? bs[n * B_LD + k] : bs[k * B_LD + n]); };
+          double af[MI][4], bf[NI][2];
+#pragma unroll
+          for (int i = 0; i < MI; ++i) {
+            const int mb = wm * WTM + i * 16 + g;
+            af[i][0] = A(mb, kb);
+            af[i][1] = A(mb + 8, kb);
+            af[i][2] = A(mb, kb + 4);
+            af[i][3] = A(mb + 8, kb + 4);
+          }
+#pragma unroll
+          for (int j = 0; j < NI; ++j) {
+            const int nb = wn * WTN + j * 8 + g;
+            bf[j][0] = B(kb, nb);
+            bf[j][1] = B(kb + 4, nb);
+          }
+#pragma unroll
+          for (int i = 0; i < MI; ++i)
+#pragma unroll
+            for (int j = 0; j < NI; ++j) Dmma::run(acc[i][j], af[i], bf[j]);
+          continue;
+        }
         uint32_t af[MI][4], bf[NI][2];
         if constexpr (sizeof(T) == 2) {
 #pragma unroll
@@ -217,7 +248,9 @@ __device__ __forceinline__ void tc_gemm(const GemmParams& p) {
 #pragma unroll
         for (int i = 0; i < MI; ++i)
 #pragma unroll
-          for (int j = 0; j < NI; ++j) Mma<T>::run(acc[i][j], af[i], bf[j]);
+          for (int j = 0; j < NI; ++j) {
+            if constexpr (!X64) Mma<T>::run(acc[i][j], af[i], bf[j]);
+          }
       }
     }
     cp_async_wait<0>();
@@ -272,15 +305,16 @@ __device__ __forceinline__ void splitk_reduce(const GemmParams& p) {
 using myns::GemmParams;
 
 // name, T, BM, BN, BK, WM, WN, STAGES, min blocks per SM
-#define MYNS_TC_ONE(name, T, BM, BN, BK, WM, WN, ST, MINB, AK, BKC)                                 \
+#define MYNS_TC_ONE(name, T, BM, BN, BK, WM, WN, ST, MINB, AK, BKC, X64)                            \
   extern "C" __global__ void __launch_bounds__(WM * WN * 32, MINB) name(const GemmParams p) {        \
-    myns::tc_gemm<T, BM, BN, BK, WM, WN, ST, AK, BKC>(p);                                             \
+    myns::tc_gemm<T, BM, BN, BK, WM, WN, ST, AK, BKC, X64>(p);                                        \
   }
-#define MYNS_TC(dt, cfg, T, BM, BN, BK, WM, WN, ST, MINB)                                             \
-  MYNS_TC_ONE(mm_tc_##dt##_##cfg##_kk, T, BM, BN, BK, WM, WN, ST, MINB, true, true)                   \
-  MYNS_TC_ONE(mm_tc_##dt##_##cfg##_kn, T, BM, BN, BK, WM, WN, ST, MINB, true, false)                  \
-  MYNS_TC_ONE(mm_tc_##dt##_##cfg##_mk, T, BM, BN, BK, WM, WN, ST, MINB, false, true)                  \
-  MYNS_TC_ONE(mm_tc_##dt##_##cfg##_mn, T, BM, BN, BK, WM, WN, ST, MINB, false, false)
+#define MYNS_TC_X(dt, cfg, T, BM, BN, BK, WM, WN, ST, MINB, X64)                                      \
+  MYNS_TC_ONE(mm_tc_##dt##_##cfg##_kk, T, BM, BN, BK, WM, WN, ST, MINB, true, true, X64)              \
+  MYNS_TC_ONE(mm_tc_##dt##_##cfg##_kn, T, BM, BN, BK, WM, WN, ST, MINB, true, false, X64)             \
+  MYNS_TC_ONE(mm_tc_##dt##_##cfg##_mk, T, BM, BN, BK, WM, WN, ST, MINB, false, true, X64)             \
+  MYNS_TC_ONE(mm_tc_##dt##_##cfg##_mn, T, BM, BN, BK, WM, WN, ST, MINB, false, false, X64)
+#define MYNS_TC(dt, cfg, T, BM, BN, BK, WM, WN, ST, MINB) MYNS_TC_X(dt, cfg, T, BM, BN, BK, WM, WN, ST, MINB, false)
 
 // The tiles: src/gemm/tiles.rs (TC_HALF, TC_TF32), through the generated header.
 #define MYNS_TC_F16(cfg, BM, BN, BK, WM, WN, ST, MINB) MYNS_TC(f16, cfg, __half, BM, BN, BK, WM, WN, ST, MINB)
@@ -289,6 +323,8 @@ using myns::GemmParams;
 MYNS_TC_HALF_TILES(MYNS_TC_F16)
 MYNS_TC_HALF_TILES(MYNS_TC_BF16)
 MYNS_TC_TF32_TILES(MYNS_TC_TF32)
+#define MYNS_TC_F32X(cfg, BM, BN, BK, WM, WN, ST, MINB) MYNS_TC_X(f32x, cfg, float, BM, BN, BK, WM, WN, ST, MINB, true)
+MYNS_TC_X64_TILES(MYNS_TC_F32X)
 
 #define MYNS_SPLITK_REDUCE(suffix, T) \
   extern "C" __global__ void mm_splitk_reduce_##suffix(const GemmParams p) { myns::splitk_reduce<T>(p); }

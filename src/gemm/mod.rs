@@ -12,7 +12,9 @@
 //!   (kernels/matmul_tc.cu);
 //! - float32: TF32 tensor cores when the caller says TF32 is allowed (the
 //!   Hopper kernel on operands rounded to TF32 first: see
-//!   `sm90::try_tf32`; else mma.sync m16n8k8), else a register-blocked
+//!   `sm90::try_tf32`; else mma.sync m16n8k8), else, on compute capability
+//!   9.x where its tiles fill the SMs, mma.sync m16n8k8 on the FP64 tensor
+//!   cores (exact products, float64 sums), else a register-blocked
 //!   CUDA-core kernel (kernels/matmul_simt.cu);
 //! - float64, K = 0, and products too small for any set-up to pay
 //!   (`plan::tiny`): the generic strided kernel (kernels/matmul.cu).
@@ -23,7 +25,7 @@
 //! pure functions of the shape (`plan`); the kernels' parameter tables live
 //! once in `tiles`. `MYNS_MATMUL_KERNEL` (read once; `myns.set_override` in
 //! tests) forces a choice for testing and tuning: `generic`, a tile name
-//! (`256`, `128`, `64`, `16`), a Hopper tile (`wg` with its automatic width,
+//! (`256`, `128`, `64`, `16`; float32 on the FP64 tensor cores: `x128`), a Hopper tile (`wg` with its automatic width,
 //! `wg256`, `wg192`, `wg128`, `wg64`; ping-pong `wgp`, `wgp128`, `wgp64`, on
 //! 64-row tiles `wgh128`, `wgh64`; TF32's
 //! register-A form `wgr`, `wgr256`, ...; a Hopper tile ending in `c2` or
@@ -167,7 +169,7 @@ struct WgKernels {
     tf32: Option<[Kernel; 2]>,
 }
 
-// TC_F16, TC_BF16, TC_TF32, SIMT_F32, WG_KERNELS, WGP_KERNELS, WGH_KERNELS, SKINNY_KERNELS, SKINNY_TMA_KERNELS,
+// TC_F16, TC_BF16, TC_TF32, TC_X64, SIMT_F32, WG_KERNELS, WGP_KERNELS, WGH_KERNELS, SKINNY_KERNELS, SKINNY_TMA_KERNELS,
 // in the order of the tables in `tiles`.
 include!(concat!(env!("OUT_DIR"), "/gemm_kernels.rs"));
 
@@ -266,13 +268,25 @@ fn run(p: &Problem, dtype: DType, tf32: bool, accumulate: bool, force: &Force, d
             return sm90::launch(&q, dtype, plan, a_k, b_k, a_buf.is_some() || b_buf.is_some(), device, stream);
         }
     }
+    // float32 with TF32 off on compute capability 9.x: the FP64 tensor cores
+    // (as exact as the CUDA cores, and faster on the H100) where their tiles
+    // fill the SMs; forced by their own names (`x128`).
+    let x64 = dtype == DType::F32
+        && !use_tf32
+        && info.cc.0 == 9
+        && match &force {
+            Force::Tile(name, _) => plan::forced_tile(&tiles::TC_X64, name, None).is_some(),
+            Force::Auto { .. } => plan::x64_fills(&tiles::TC_X64[0], q.m, q.n, q.batch, sms),
+            Force::Generic => false,
+        };
     let (tiles, table): (&[Tile], &[Layouts]) = match dtype {
         DType::F16 => (&tiles::TC_HALF, &TC_F16),
         DType::BF16 => (&tiles::TC_HALF, &TC_BF16),
         DType::F32 if use_tf32 => (&tiles::TC_TF32, &TC_TF32),
+        DType::F32 if x64 => (&tiles::TC_X64, &TC_X64),
         _ => (&tiles::SIMT, &SIMT_F32),
     };
-    let simt = dtype == DType::F32 && !use_tf32;
+    let simt = dtype == DType::F32 && !use_tf32 && !x64;
     let forced_choice = match &force {
         Force::Tile(name, splits) => plan::forced_tile(tiles, name, *splits),
         _ => None,

@@ -173,6 +173,14 @@ pub(crate) fn small_kernel_choice(tiles: &[Tile], m: i64, n: i64, k: i64, batch:
     choose_tile(tiles, m, n, k, batch, sms)
 }
 
+/// Whether float32 (TF32 off) takes the FP64 tensor cores' tile `t`: where
+/// its tiles (nearly) fill the SMs. Smaller products keep the CUDA-core
+/// tiles and their K splits (1024^3: 64 tiles of 128 x 128, 0.70 of cuBLAS
+/// on the FP64 tensor cores against 0.93 on the CUDA cores, H100).
+pub(crate) fn x64_fills(t: &Tile, m: i64, n: i64, batch: i64, sms: i64) -> bool {
+    m > 16 && 10 * tiles_of(t, m, n, batch) >= 9 * sms
+}
+
 /// The forced mma.sync / CUDA-core tile `name`, if this table has it.
 pub(crate) fn forced_tile(tiles: &[Tile], name: &str, splits: Option<i64>) -> Option<(usize, i64)> {
     tiles.iter().position(|t| t.name == name).map(|i| (i, splits.unwrap_or(1)))
@@ -555,7 +563,17 @@ pub(crate) fn simt_smem(t: &Tile) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gemm::tiles::{self, SIMT, TC_HALF};
+    use crate::gemm::tiles::{self, SIMT, TC_HALF, TC_X64};
+
+    #[test]
+    fn float32_takes_the_fp64_tensor_cores_where_their_tiles_fill_the_sms() {
+        let t = &TC_X64[0];
+        assert!(x64_fills(t, 2048, 2048, 1, 132)); // 256 tiles
+        assert!(x64_fills(t, 1000, 2048, 1, 132)); // 8 x 16 = 128 >= 0.9 x 132
+        assert!(x64_fills(t, 512, 512, 8, 132)); // batches count
+        assert!(!x64_fills(t, 1024, 1024, 1, 132)); // 64 tiles: the CUDA-core splits
+        assert!(!x64_fills(t, 16, 1 << 20, 1, 132)); // decode rows
+    }
 
     #[test]
     fn generated_tables_name_every_tile() {

@@ -99,6 +99,33 @@ inline void emu_mma(int kind, float (&d)[4], const uint32_t (&a)[4], const uint3
   for (int i = 0; i < 4; ++i) d[i] = out[i];
 }
 
+// mma.sync m16n8k8 .f64: the tf32 fragment places, in doubles.
+inline double emu_slot_d[64][32][10];
+struct Dmma {
+  static constexpr int K = 8;
+  static void run(double (&d)[4], const double (&a)[4], const double (&b)[2]) {
+    int w = emu::warp(), l = emu::lane();
+    double* s = emu_slot_d[w][l];
+    for (int i = 0; i < 4; ++i) s[i] = a[i];
+    for (int i = 0; i < 2; ++i) s[4 + i] = b[i];
+    for (int i = 0; i < 4; ++i) s[6 + i] = d[i];
+    emu::syncwarp();
+    double A[16][8] = {}, B[8][8] = {}, C[16][8] = {};
+    for (int ln = 0; ln < 32; ++ln) {
+      int g = ln / 4, t = ln % 4;
+      const double* x = emu_slot_d[w][ln];
+      A[g][t] = x[0]; A[g + 8][t] = x[1]; A[g][t + 4] = x[2]; A[g + 8][t + 4] = x[3];
+      B[t][g] = x[4]; B[t + 4][g] = x[5];
+      C[g][2 * t] = x[6]; C[g][2 * t + 1] = x[7]; C[g + 8][2 * t] = x[8]; C[g + 8][2 * t + 1] = x[9];
+    }
+    int g = l / 4, t = l % 4;
+    auto D = [&](int r, int c) { double v = C[r][c]; for (int k = 0; k < 8; ++k) v += A[r][k] * B[k][c]; return v; };
+    double out[4] = {D(g, 2 * t), D(g, 2 * t + 1), D(g + 8, 2 * t), D(g + 8, 2 * t + 1)};
+    emu::syncwarp();
+    for (int i = 0; i < 4; ++i) d[i] = out[i];
+  }
+};
+
 template <typename T> struct Mma;
 template <> struct Mma<__half> { static constexpr int K = 16; static void run(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) { emu_mma(0, d, a, b); } };
 template <> struct Mma<__nv_bfloat16> { static constexpr int K = 16; static void run(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) { emu_mma(1, d, a, b); } };

@@ -44,11 +44,13 @@ import myns  # noqa: F401
 
 cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 
-DT = {"f64": torch.float64, "f32": torch.float32, "tf32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
-U_IN = {"f64": 0.0, "f32": 0.0, "tf32": 2.0**-11, "f16": 0.0, "bf16": 0.0}
-U_ACC = {"f64": 2.0**-53, "f32": 2.0**-24, "tf32": 2.0**-24, "f16": 2.0**-24, "bf16": 2.0**-24}
-U_OUT = {"f64": 2.0**-53, "f32": 2.0**-24, "tf32": 2.0**-24, "f16": 2.0**-11, "bf16": 2.0**-8}
-U_SUB = {"f64": 2.0**-1075, "f32": 2.0**-150, "tf32": 2.0**-150, "f16": 2.0**-25, "bf16": 2.0**-134}
+# "f32x": float32 on the FP64 tensor cores (compute capability 9.x): exact
+# products summed in float64, one rounding to float32.
+DT = {"f64": torch.float64, "f32": torch.float32, "f32x": torch.float32, "tf32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
+U_IN = {"f64": 0.0, "f32": 0.0, "f32x": 0.0, "tf32": 2.0**-11, "f16": 0.0, "bf16": 0.0}
+U_ACC = {"f64": 2.0**-53, "f32": 2.0**-24, "f32x": 2.0**-53, "tf32": 2.0**-24, "f16": 2.0**-24, "bf16": 2.0**-24}
+U_OUT = {"f64": 2.0**-53, "f32": 2.0**-24, "f32x": 2.0**-24, "tf32": 2.0**-24, "f16": 2.0**-11, "bf16": 2.0**-8}
+U_SUB = {"f64": 2.0**-1075, "f32": 2.0**-150, "f32x": 2.0**-150, "tf32": 2.0**-150, "f16": 2.0**-25, "bf16": 2.0**-134}
 C = 2.0
 
 
@@ -170,7 +172,9 @@ VARIANTS = {
     "f16": ["auto", "generic", "256", "128", "64", "16", "64/3", "16/5", "skinny", "skinny/2", "skinny_tma", "wg", "wg/3", "wg128", "wg64/2", "wgp", "wgp64/2", "wg128c2", "wgpc2/2", "wg192c2", "wgh", "wgh64/2"],
     "bf16": ["auto", "generic", "256", "128", "64", "16", "128/2", "16/5", "skinny/4", "skinny/8", "skinny_tma", "wg", "wg/3", "wg256", "wg128/3", "wg64", "wgp128", "wgp64/3", "wg256c1", "wg256c2", "wgc2/3", "wgp128c2", "wgp128c1", "wg192", "wg192c2", "wg192/2", "wgh128", "wgh64", "wgh128/3"],
     "tf32": ["auto", "256", "128", "64", "16", "64/3", "16/5", "wg", "wg/3", "wg128", "wg64/2", "wg256c2", "wgr", "wgr/3", "wgr256", "wgr128/2", "wgr64", "wg192", "wgr192", "skinny/2"],
-    "f32": ["auto", "generic", "256", "128", "64", "16", "256/2", "128/3", "64/4", "16/5", "skinny", "skinny/4", "skinny/8"],
+    "f32": ["auto", "generic", "256", "128", "64", "16", "256/2", "128/3", "64/4", "16/5", "skinny", "skinny/4", "skinny/8", "x128/2"],
+    # Unsplit, so the float64 sums' bound holds (split K sums float32 partials).
+    "f32x": ["x128"],
     "f64": ["auto"],
 }
 # (M, K, N): tiny, odd, tile edges +-1, K not a multiple of any k-tile, skinny.
@@ -199,7 +203,7 @@ ACC_VARIANTS = {
     "bf16": ["auto", "generic", "256", "128/2", "16/5", "skinny", "skinny/4", "skinny_tma", "wg", "wg128/3", "wgp64", "wgp128/2", "wg256c2", "wgp128c2/2", "wg192c2", "wgh64/2"],
     "f16": ["64", "wg64/2", "wgp128", "wgh128"],
     "tf32": ["auto", "64/3", "wg", "wg128/2", "wgr", "wgr/3", "skinny"],
-    "f32": ["auto", "generic", "256", "128/3", "16/5", "skinny/2"],
+    "f32": ["auto", "generic", "256", "128/3", "16/5", "skinny/2", "x128", "x128/3"],
     "f64": ["auto"],
 }
 # N = 256 and 1024: 16-byte aligned output rows, which the cooperative
@@ -311,6 +315,8 @@ def hopper_sweep():
 def kind_env(request, kernel_override):
     """Sets TF32 and the forced variant; restores both."""
     kind, variant = request.param
+    if kind == "f32x" and torch.cuda.get_device_capability()[0] != 9:
+        pytest.skip("float32 on the FP64 tensor cores runs on compute capability 9.x only")
     if NO_WG:
         variant = "nowg" if variant == "auto" else variant
     old = torch.backends.cuda.matmul.allow_tf32
@@ -332,7 +338,7 @@ def test_matmul_variants(kind_env):
 @cuda
 @pytest.mark.parametrize(
     "kind_env",
-    [("bf16", "auto"), ("f16", "128"), ("f16", "16/3"), ("tf32", "auto"), ("tf32", "64"), ("f32", "auto"), ("f32", "16/2"), ("f64", "auto")],
+    [("bf16", "auto"), ("f16", "128"), ("f16", "16/3"), ("tf32", "auto"), ("tf32", "64"), ("f32", "auto"), ("f32", "16/2"), ("f32x", "x128"), ("f64", "auto")],
     indirect=True,
     ids=lambda p: f"{p[0]}-{p[1]}",
 )
@@ -452,6 +458,35 @@ def test_large_and_llm_shapes(kind, kernel_override):
             g = torch.randn(m, n, dtype=dtype, device="cuda")
             check(torch.ops.myns.matmul(g, b.t()), g, b.t(), kind)
             check(torch.ops.myns.matmul(a.t(), g), a.t(), g, kind)
+    finally:
+        set_tf32(old)
+
+
+@cuda
+@pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.get_device_capability()[0] != 9, reason="compute capability 9.x")
+def test_float32_auto_takes_fp64_tensor_cores(kernel_override):
+    """TF32 off, products that fill the SMs: the automatic choice is the FP64
+    tensor-core kernel, whose float64 sums meet a bound no float32
+    accumulation would (checked in every layout the backward uses)."""
+    kernel_override("MYNS_MATMUL_KERNEL", "nowg" if NO_WG else "auto")
+    old = torch.backends.cuda.matmul.allow_tf32
+    set_tf32(False)
+    try:
+        torch.manual_seed(5)
+        for m, k, n in [(2048, 2048, 2048), (4100, 1000, 4000), (1000, 4095, 2048), (1024, 8192, 2048)]:
+            a = torch.randn(m, k, device="cuda")
+            b = torch.randn(k, n, device="cuda")
+            poison(m * n, torch.float32)
+            check(torch.ops.myns.matmul(a, b), a, b, "f32x")
+            g = torch.randn(m, n, device="cuda")
+            check(torch.ops.myns.matmul(g, b.t()), g, b.t(), "f32x")
+            check(torch.ops.myns.matmul(a.t(), g), a.t(), g, "f32x")
+        # The bound is not vacuous: the correctly rounded product meets it,
+        # the CUDA-core kernel's float32 sums do not.
+        a, b = torch.randn(2048, 2048, device="cuda"), torch.randn(2048, 2048, device="cuda")
+        assert not bound_violations((a.double() @ b.double()).float(), a, b, "f32x")[0].any()
+        kernel_override("MYNS_MATMUL_KERNEL", "256")
+        assert bound_violations(torch.ops.myns.matmul(a, b), a, b, "f32x")[0].any()
     finally:
         set_tf32(old)
 
