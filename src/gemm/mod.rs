@@ -293,7 +293,11 @@ fn run(p: &Problem, dtype: DType, tf32: bool, accumulate: bool, force: &Force, d
     };
     // `wg*` on a problem or device the Hopper kernel cannot take, or a name
     // this dtype has no tile for: the automatic choice.
-    let choice = forced_choice.unwrap_or_else(|| plan::small_kernel_choice(tiles, q.m, q.n, q.k, q.batch, sms, simt));
+    // The FP64 tensor cores' tile unsplit: K ranges would meet in float32
+    // partials, losing what the float64 sums keep (it is taken only where
+    // its tiles fill the SMs).
+    let auto = || if x64 { (0, 1) } else { plan::small_kernel_choice(tiles, q.m, q.n, q.k, q.batch, sms, simt) };
+    let choice = forced_choice.unwrap_or_else(auto);
     launch_tiles(&mut q, tiles, table, choice, simt, dtype, a_k, b_k, device, stream)
 }
 
