@@ -64,7 +64,8 @@ pub const TC_TF32: [Tile; 4] = [
 /// (kernels/matmul_tc.cu, `X64`). Named apart from the CUDA-core tiles
 /// (both serve float32 there). On the H100 128 x 128 tiles with k = 32 in 3
 /// stages ran at 0.98 of cuBLAS's SGEMM from 2048^3 up, against 0.90-0.94
-/// for k = 16 or 128 x 64 tiles (bench/explore/f32-dmma/).
+/// with k = 16 and 0.92-0.99 on 128 x 64 or 64 x 128 tiles
+/// (bench/explore/f32-dmma/).
 pub const TC_X64: [Tile; 1] = [tile("x128", 128, 128, 32, 2, 4, 3, 1, 1.0)];
 /// float32 on the CUDA cores (kernels/matmul_simt.cu): `wm` x `wn` threads,
 /// each owning an (bm / wm) x (bn / wn) block of c. The 256 x 128 tile (16
