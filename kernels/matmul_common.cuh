@@ -55,10 +55,6 @@ __device__ __forceinline__ void tile_of32(uint32_t pid, uint32_t tiles_m, uint32
   tn = r / rows;
 }
 
-// Type selection (std::conditional without the host headers).
-template <bool C, typename A, typename B> struct Select { using type = A; };
-template <typename A, typename B> struct Select<false, A, B> { using type = B; };
-
 template <typename T> struct Pair;
 template <> struct Pair<__half> { using type = __half2; static __device__ __forceinline__ __half2 make(float x, float y) { return __floats2half2_rn(x, y); } };
 template <> struct Pair<__nv_bfloat16> { using type = __nv_bfloat162; static __device__ __forceinline__ __nv_bfloat162 make(float x, float y) { return __floats2bfloat162_rn(x, y); } };

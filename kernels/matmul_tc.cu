@@ -14,6 +14,8 @@
 // Shared memory keeps each tile in its global orientation, rows padded by
 // 16 bytes (K-contiguous) or 8 elements (MN-contiguous) so that ldmatrix and
 // the tf32 scalar fragment loads are bank-conflict free.
+#include <type_traits>
+
 #include "matmul_common.cuh"
 #include "gemm_tiles.h"
 
@@ -114,7 +116,7 @@ __device__ __forceinline__ void tc_gemm(const GemmParams& p) {
   constexpr int A_LD = Cfg::A_LD, B_LD = Cfg::B_LD;
   static_assert(!X64 || sizeof(T) == 4, "X64 takes float32");
   constexpr int KS = X64 ? Dmma::K : Mma<T>::K;
-  using Acc = typename Select<X64, double, float>::type;
+  using Acc = std::conditional_t<X64, double, float>;
   extern __shared__ __align__(128) unsigned char smem_raw[];
   T* As = reinterpret_cast<T*>(smem_raw);
   T* Bs = As + STAGES * Cfg::A_STAGE;
@@ -174,33 +176,9 @@ __device__ __forceinline__ void tc_gemm(const GemmParams& p) {
       const T* bs = Bs + (kt % STAGES) * Cfg::B_STAGE;
 #pragma unroll
       for (int kk = 0; kk < BK / KS; ++kk) {
-        if constexpr (X64) {
-          // The tf32 fragments' places (below), as exact doubles.
-          const int g = lane >> 2, t = lane & 3, kb = kk * 8 + t;
-          auto A = [&](int m, int k) { return static_cast<double>(AK ? as[m * A_LD + k] : as[k * A_LD + m]); };
-          auto B = [&](int k, int n) { return static_cast<double>(BK_ ? bs[n * B_LD + k] : bs[k * B_LD + n]); };
-          double af[MI][4], bf[NI][2];
-#pragma unroll
-          for (int i = 0; i < MI; ++i) {
-            const int mb = wm * WTM + i * 16 + g;
-            af[i][0] = A(mb, kb);
-            af[i][1] = A(mb + 8, kb);
-            af[i][2] = A(mb, kb + 4);
-            af[i][3] = A(mb + 8, kb + 4);
-          }
-#pragma unroll
-          for (int j = 0; j < NI; ++j) {
-            const int nb = wn * WTN + j * 8 + g;
-            bf[j][0] = B(kb, nb);
-            bf[j][1] = B(kb + 4, nb);
-          }
-#pragma unroll
-          for (int i = 0; i < MI; ++i)
-#pragma unroll
-            for (int j = 0; j < NI; ++j) Dmma::run(acc[i][j], af[i], bf[j]);
-          continue;
-        }
-        uint32_t af[MI][4], bf[NI][2];
+        // X64: the tf32 fragments' places, as exact doubles.
+        using Frag = std::conditional_t<X64, double, uint32_t>;
+        Frag af[MI][4], bf[NI][2];
         if constexpr (sizeof(T) == 2) {
 #pragma unroll
           for (int i = 0; i < MI; ++i) {
@@ -228,28 +206,39 @@ __device__ __forceinline__ void tc_gemm(const GemmParams& p) {
         } else {
           // tf32: a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4); b0 (k t, n g), b1 (k t+4, n g).
           const int g = lane >> 2, t = lane & 3, kb = kk * 8 + t;
-          auto A = [&](int m, int k) { return AK ? as[m * A_LD + k] : as[k * A_LD + m]; };
-          auto B = [&](int k, int n) { return BK_ ? bs[n * B_LD + k] : bs[k * B_LD + n]; };
+          auto cvt = [](float x) -> Frag {
+            if constexpr (X64) {
+              return x;
+            } else {
+              return to_tf32(x);
+            }
+          };
+          auto A = [&](int m, int k) { return cvt(AK ? as[m * A_LD + k] : as[k * A_LD + m]); };
+          auto B = [&](int k, int n) { return cvt(BK_ ? bs[n * B_LD + k] : bs[k * B_LD + n]); };
 #pragma unroll
           for (int i = 0; i < MI; ++i) {
             const int mb = wm * WTM + i * 16 + g;
-            af[i][0] = to_tf32(A(mb, kb));
-            af[i][1] = to_tf32(A(mb + 8, kb));
-            af[i][2] = to_tf32(A(mb, kb + 4));
-            af[i][3] = to_tf32(A(mb + 8, kb + 4));
+            af[i][0] = A(mb, kb);
+            af[i][1] = A(mb + 8, kb);
+            af[i][2] = A(mb, kb + 4);
+            af[i][3] = A(mb + 8, kb + 4);
           }
 #pragma unroll
           for (int j = 0; j < NI; ++j) {
             const int nb = wn * WTN + j * 8 + g;
-            bf[j][0] = to_tf32(B(kb, nb));
-            bf[j][1] = to_tf32(B(kb + 4, nb));
+            bf[j][0] = B(kb, nb);
+            bf[j][1] = B(kb + 4, nb);
           }
         }
 #pragma unroll
         for (int i = 0; i < MI; ++i)
 #pragma unroll
           for (int j = 0; j < NI; ++j) {
-            if constexpr (!X64) Mma<T>::run(acc[i][j], af[i], bf[j]);
+            if constexpr (X64) {
+              Dmma::run(acc[i][j], af[i], bf[j]);
+            } else {
+              Mma<T>::run(acc[i][j], af[i], bf[j]);
+            }
           }
       }
     }
