@@ -269,16 +269,19 @@ fn run(p: &Problem, dtype: DType, tf32: bool, accumulate: bool, force: &Force, d
         }
     }
     // float32 with TF32 off on compute capability 9.x: the FP64 tensor cores
-    // (as exact as the CUDA cores, and faster on the H100) where their tiles
-    // fill the SMs; forced by their own names (`x128`).
-    let x64 = dtype == DType::F32
-        && !use_tf32
-        && info.cc.0 == 9
-        && match &force {
-            Force::Tile(name, _) => plan::forced_tile(&tiles::TC_X64, name, None).is_some(),
-            Force::Auto { .. } => plan::x64_fills(&tiles::TC_X64[0], q.m, q.n, q.batch, sms),
-            Force::Generic => false,
-        };
+    // (as exact as the CUDA cores, and faster on the H100) where their model
+    // says they pay, split over K as it says; forced by their own names (`x128`).
+    let x64_auto = match &force {
+        Force::Auto { .. } if dtype == DType::F32 && !use_tf32 && info.cc.0 == 9 => {
+            plan::x64_splits(&tiles::TC_X64[0], q.m, q.n, q.k, q.batch, sms)
+        }
+        _ => None,
+    };
+    let x64 = x64_auto.is_some()
+        || (dtype == DType::F32
+            && !use_tf32
+            && info.cc.0 == 9
+            && matches!(&force, Force::Tile(name, _) if plan::forced_tile(&tiles::TC_X64, name, None).is_some()));
     let (tiles, table): (&[Tile], &[Layouts]) = match dtype {
         DType::F16 => (&tiles::TC_HALF, &TC_F16),
         DType::BF16 => (&tiles::TC_HALF, &TC_BF16),
@@ -293,10 +296,10 @@ fn run(p: &Problem, dtype: DType, tf32: bool, accumulate: bool, force: &Force, d
     };
     // `wg*` on a problem or device the Hopper kernel cannot take, or a name
     // this dtype has no tile for: the automatic choice.
-    // The FP64 tensor cores' tile unsplit: K ranges would meet in float32
-    // partials, losing what the float64 sums keep (it is taken only where
-    // its tiles fill the SMs).
-    let auto = || if x64 { (0, 1) } else { plan::small_kernel_choice(tiles, q.m, q.n, q.k, q.batch, sms, simt) };
+    let auto = || match x64_auto {
+        Some(splits) => (0, splits),
+        None => plan::small_kernel_choice(tiles, q.m, q.n, q.k, q.batch, sms, simt),
+    };
     let choice = forced_choice.unwrap_or_else(auto);
     launch_tiles(&mut q, tiles, table, choice, simt, dtype, a_k, b_k, device, stream)
 }

@@ -173,12 +173,34 @@ pub(crate) fn small_kernel_choice(tiles: &[Tile], m: i64, n: i64, k: i64, batch:
     choose_tile(tiles, m, n, k, batch, sms)
 }
 
-/// Whether float32 (TF32 off) takes the FP64 tensor cores' tile `t`: where
-/// its tiles (nearly) fill the SMs. Smaller products keep the CUDA-core
-/// tiles and their K splits (1024^3: 64 tiles of 128 x 128, 0.70 of cuBLAS
-/// on the FP64 tensor cores against 0.93 on the CUDA cores, H100).
-pub(crate) fn x64_fills(t: &Tile, m: i64, n: i64, batch: i64, sms: i64) -> bool {
-    m > 16 && 10 * tiles_of(t, m, n, batch) >= 9 * sms
+/// Whether float32 (TF32 off) takes the FP64 tensor cores' tile `t`, and in
+/// how many K ranges: the split count with the shortest modelled time, where
+/// the tiles' useful work is at least 0.6 of that time; else None (the
+/// CUDA-core tiles). One block per SM (238 registers x 256 threads), so a
+/// launch takes waves x (K range + 96) x 0.0844 µs, and a split adds about
+/// 3 µs and its float32 partials' traffic. On the H100 this model is within
+/// 7% of every timing in `bench/explore/matmul-variants-h100-x64split.log`
+/// (M = 128 x 4096 x 4096: 0.94 of cuBLAS in 4 ranges against 0.84 on the
+/// CUDA cores; 1024^3 1.01 in 2 against 0.93; M = 64, where half of each
+/// tile is empty, and 512^3 stay on the CUDA cores). Split, each range's
+/// float64 sum is rounded to float32 before the ranges are added, so only
+/// unsplit products are correctly rounded.
+pub(crate) fn x64_splits(t: &Tile, m: i64, n: i64, k: i64, batch: i64, sms: i64) -> Option<i64> {
+    const US_PER_K: f64 = 0.0844; // a wave of 128 x 128 tiles, per 1 of K
+    const FILL_K: f64 = 96.0; // the pipeline's fill and the epilogue, in K
+    const SPLIT_US: f64 = 3.0; // the reduction's launch and tail
+    const BYTES_PER_US: f64 = 3.0e6;
+    let tiles = tiles_of(t, m, n, batch);
+    let time = |s: i64| {
+        let (s, chunk) = split_k(k, s, t.bk);
+        let waves = cdiv(tiles * s, sms) as f64;
+        let partials = if s > 1 { SPLIT_US + (2 * s * m * n * batch * 4) as f64 / BYTES_PER_US } else { 0.0 };
+        (s, waves * (chunk as f64 + FILL_K) * US_PER_K + partials)
+    };
+    // More ranges only where they are 2% faster.
+    let (splits, best) = (2..=8).map(time).fold(time(1), |b, c| if c.1 < 0.98 * b.1 { c } else { b });
+    let useful = (m * n * batch) as f64 * k as f64 / (sms * t.bm * t.bn) as f64 * US_PER_K;
+    (useful >= 0.6 * best).then_some(splits)
 }
 
 /// The forced mma.sync / CUDA-core tile `name`, if this table has it.
@@ -566,13 +588,25 @@ mod tests {
     use crate::gemm::tiles::{self, SIMT, TC_HALF, TC_X64};
 
     #[test]
-    fn float32_takes_the_fp64_tensor_cores_where_their_tiles_fill_the_sms() {
+    fn float32_takes_the_fp64_tensor_cores_where_the_model_says_they_pay() {
         let t = &TC_X64[0];
-        assert!(x64_fills(t, 2048, 2048, 1, 132)); // 256 tiles
-        assert!(x64_fills(t, 1000, 2048, 1, 132)); // 8 x 16 = 128 >= 0.9 x 132
-        assert!(x64_fills(t, 512, 512, 8, 132)); // batches count
-        assert!(!x64_fills(t, 1024, 1024, 1, 132)); // 64 tiles: the CUDA-core splits
-        assert!(!x64_fills(t, 16, 1 << 20, 1, 132)); // decode rows
+        let x = |m, k, n, batch| x64_splits(t, m, n, k, batch, 132);
+        // Tiles that fill the SMs: unsplit (correctly rounded).
+        assert_eq!(x(2048, 2048, 2048, 1), Some(1));
+        assert_eq!(x(1000, 4095, 2048, 1), Some(1)); // 8 x 16 = 128 tiles
+        assert_eq!(x(4100, 1000, 4000, 1), Some(1));
+        assert_eq!(x(512, 512, 512, 8), Some(1)); // batches count
+        assert_eq!(x(128, 4096, 14336, 1), Some(1)); // 112 tiles: more ranges would add waves
+        // Fewer tiles: split to about one wave (bench/explore/matmul-variants-h100-x64split.log).
+        assert_eq!(x(128, 4096, 4096, 1), Some(4));
+        assert_eq!(x(128, 14336, 4096, 1), Some(4));
+        assert_eq!(x(256, 4096, 4096, 1), Some(2));
+        assert_eq!(x(1024, 1024, 1024, 1), Some(2));
+        assert_eq!(x(1000, 1000, 1000, 1), Some(2));
+        // Half-empty tiles, or too little K per range: the CUDA cores.
+        assert_eq!(x(64, 4096, 4096, 1), None);
+        assert_eq!(x(512, 512, 512, 1), None);
+        assert_eq!(x(16, 4096, 1 << 20, 1), None); // decode rows
     }
 
     #[test]

@@ -492,6 +492,37 @@ def test_float32_auto_takes_fp64_tensor_cores(kernel_override):
 
 
 @cuda
+@pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.get_device_capability()[0] != 9, reason="compute capability 9.x")
+def test_float32_auto_splits_the_fp64_tensor_cores_over_k(kernel_override):
+    """TF32 off, products whose tiles would leave most SMs idle (M = 128 or
+    256 against 4096 x 4096, 1024^3): the automatic choice is the FP64
+    tensor-core kernel in K ranges. Each range's float64 sum is exact on
+    these integers, where any float32 accumulation loses them: every 32 of K
+    hold 2^25, 30 small integers and -2^25, and 2^25 + 1 is not a float32.
+    So the result is exact, and the CUDA-core kernel's (forced `256`) is
+    not."""
+    kernel_override("MYNS_MATMUL_KERNEL", "nowg" if NO_WG else "auto")
+    old = torch.backends.cuda.matmul.allow_tf32
+    set_tf32(False)
+    try:
+        torch.manual_seed(6)
+        for m, k, n in [(128, 4096, 4096), (256, 4096, 4096), (1024, 1024, 1024)]:
+            b = torch.randint(-8, 9, (k, n), device="cuda").float()
+            b[0::32], b[31::32] = 2.0**25, -(2.0**25)
+            a = torch.ones(m, k, device="cuda")
+            want = (a.double() @ b.double()).float()
+            for x, y, exact in [(a, b, want), (b.t(), a.t(), want.t())]:
+                poison(m * n, torch.float32)
+                got = torch.ops.myns.matmul(x, y)
+                wrong = got != exact
+                assert not wrong.any(), f"{m}x{k}x{n} {x.stride()} {y.stride()}: {int(wrong.sum())} of {got.numel()} wrong"
+        kernel_override("MYNS_MATMUL_KERNEL", "256")
+        assert (torch.ops.myns.matmul(a, b) != want).any()
+    finally:
+        set_tf32(old)
+
+
+@cuda
 @pytest.mark.parametrize("kind", ["bf16", "f16"])
 @pytest.mark.parametrize("variant", ["auto", "skinny_tma", "skinny"])
 def test_decode_streaming_and_register_builds(kind, variant, kernel_override):
