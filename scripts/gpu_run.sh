@@ -7,6 +7,7 @@
 #             (a CUDA test that cannot run FAILS), the Rust test binaries, and
 #             compute-sanitizer memcheck, racecheck, initcheck and synccheck
 #             over tests/gpu/sanitize_workload.py; about 8 minutes on an H100
+#             (PYTEST_K: only the CUDA tests this pytest -k expression selects)
 #   tests     the Rust test binaries, the example, the whole pytest suite, the demo
 #   bench     bench/run.py (every benchmark; report to $OUT)
 #   wheel     the bundle's wheel installed into a fresh virtualenv that sees
@@ -65,7 +66,7 @@ test_gpu() {
   {
     echo "# make test-gpu at $MYNS_GIT_COMMIT"
     echo
-    echo "$(head -2 "$OUT/gpu.txt" | tail -1); $ngpu GPU(s); MYNS_REQUIRE_CUDA=1 MYNS_REQUIRE_GPUS=${MYNS_REQUIRE_GPUS:-0}; $(date -u +%FT%TZ)"
+    echo "$(head -2 "$OUT/gpu.txt" | tail -1); $ngpu GPU(s); MYNS_REQUIRE_CUDA=1 MYNS_REQUIRE_GPUS=${MYNS_REQUIRE_GPUS:-0}${PYTEST_K:+; pytest -k \"$PYTEST_K\" only}; $(date -u +%FT%TZ)"
     echo
     echo "| step | result | time |"
     echo "| --- | --- | --- |"
@@ -106,7 +107,7 @@ test_gpu() {
   # last, alone: it fills the GPU, which would fail the sanitizer runs.
   step "pytest, CUDA tests" "$OUT/pytest.log" timeout -k 10 "${PYTEST_TIMEOUT_S:-540}" \
     python3 -m pytest -v -p no:cacheprovider -p no:logging --durations=30 -m "cuda or multi_gpu" \
-    -k "not out_of_memory" tests/python || status=1
+    -k "not out_of_memory${PYTEST_K:+ and ($PYTEST_K)}" tests/python || status=1
 
   wait $rust_pid
   echo "| Rust test binaries | $([ "$(cat "$tmp/rust.rc")" = 0 ] && echo ok || echo FAILED) | beside pytest |" >>"$SUMMARY"

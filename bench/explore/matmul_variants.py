@@ -244,6 +244,12 @@ CASES = [
     ("x64split", "f32", 1, 1000, 1000, 1000, "kn", ["auto", "x128", "x128/2"]),
     ("x64split", "f32", 1, 3000, 1000, 2000, "kn", ["auto", "x128", "x128/2"]),
     ("x64split", "f32", 1, 1024, 4096, 4096, "kn", ["auto", "x128", "x128/2"]),
+    # Many small products in one bmm (2026-11-28): the report's lowest bmm row.
+    ("bmmsmall", "bf16", 256, 128, 64, 128, "kn", ["auto", "wg64", "wg128", "wgp64", "wgp128", "wgh64", "wgh128", "64", "128", "256"]),
+    ("bmmsmall", "bf16", 256, 128, 64, 128, "nk", ["auto", "wg64", "wg128", "wgh64", "64", "128"]),
+    ("bmmsmall", "bf16", 64, 256, 64, 256, "kn", ["auto", "wg64", "wg128", "wgh64", "64", "128"]),
+    ("bmmsmall", "bf16", 512, 64, 64, 64, "kn", ["auto", "wg64", "wgh64", "64", "128"]),
+    ("bmmsmall", "bf16", 32, 512, 512, 512, "kn", ["auto", "wg64", "wg128", "wgp128", "wgh128"]),
 ]
 
 
@@ -254,7 +260,7 @@ def operands(kind, batch, m, k, n, lay):
     else:
         a = torch.randn((m, k) if batch == 1 else (batch, m, k), device="cuda", dtype=dtype)
     if lay == "nk":
-        b = torch.randn(n, k, device="cuda", dtype=dtype).t()
+        b = torch.randn((n, k) if batch == 1 else (batch, n, k), device="cuda", dtype=dtype).transpose(-1, -2)
     else:
         b = torch.randn((k, n) if batch == 1 else (batch, k, n), device="cuda", dtype=dtype)
     return a, b

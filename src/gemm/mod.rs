@@ -13,8 +13,9 @@
 //! - float32: TF32 tensor cores when the caller says TF32 is allowed (the
 //!   Hopper kernel on operands rounded to TF32 first: see
 //!   `sm90::try_tf32`; else mma.sync m16n8k8), else, on compute capability
-//!   9.x where its tiles fill the SMs, mma.sync m16n8k8 on the FP64 tensor
-//!   cores (exact products, float64 sums), else a register-blocked
+//!   9.x where its model says it pays (`plan::x64_splits`), mma.sync
+//!   m16n8k8 on the FP64 tensor cores (exact products, float64 sums; split
+//!   over K where its tiles would leave SMs idle), else a register-blocked
 //!   CUDA-core kernel (kernels/matmul_simt.cu);
 //! - float64, K = 0, and products too small for any set-up to pay
 //!   (`plan::tiny`): the generic strided kernel (kernels/matmul.cu).
