@@ -15,19 +15,20 @@
 // product is one launch with no workspace. float32 uses the same blocks,
 // loads and reduction with FFMA instead of mma (`skinny_f32`).
 //
-// The streaming build (`skinny_tma`, 16-bit types, weights whose rows TMA
-// can address): the same strips and mmas, but the weights and x arrive by
-// TMA in a ring of shared-memory stages that one producer warp keeps full,
-// so a steady 160 KB per SM is in flight where the register build's loads
-// come in bursts (cuBLAS's decode kernels stream the same way; on the H100
-// with the L2 clean it reached 1.95 TB/s at M = 1 against 32 MB of weights,
-// the register build 1.72: bench/explore/skinny/README.md, runs 5 and 8).
+// The streaming build (`skinny_tma`, weights whose rows TMA can address):
+// the same strips and mmas (FFMA for float32), but the weights and x arrive
+// by TMA in a ring of shared-memory stages that one producer warp keeps
+// full, so a steady 160 KB per SM is in flight where the register build's
+// loads come in bursts (cuBLAS's decode kernels stream the same way; on the
+// H100 with the L2 clean it reached 1.95 TB/s at M = 1 against 32 MB of
+// 16-bit weights, the register build 1.72: bench/explore/skinny/README.md,
+// runs 5 and 8).
 //
 //   mm_skinny_<dt>_<w><v>_m<mt>(SkinnyParams)   dt: f16 | bf16 | f32;
 //                                               w: k (w[n][k]) | n (w[k][n]);
 //                                               v: v (16-byte aligned rows) | e (element loads);
 //                                               mt: 1 (M <= 8) | 2 (M <= 16)
-//   mm_skinny_tma_<dt>_<w>_m<mt>(tmW, tmX, SkinnyParams)   dt: f16 | bf16 (tensor maps: src/gemm/skinny.rs)
+//   mm_skinny_tma_<dt>_<w>_m<mt>(tmW, tmX, SkinnyParams)   dt: f16 | bf16 | f32 (tensor maps: src/gemm/skinny.rs)
 #include <cuda.h>
 
 #include "matmul_common.cuh"
@@ -54,11 +55,12 @@ struct SkinnyParams {
 constexpr int WARPS = MYNS_SKINNY_WARPS, THREADS = WARPS * 32, NW = MYNS_SKINNY_NW;
 static_assert(NW == 64, "the fragment maps below cover 64 columns per warp");
 // The streaming build: TMA_CW consumer warps and one producer warp; TMA_STAGES
-// stages of 64 k by the strip's 64 n (8 KB of 16-bit weights, one 128-byte
-// swizzle atom wide) and x's 64 k of 8 MT rows. Warp w consumes stages
-// w, w + TMA_CW, ...: with the stages a multiple of the warps, each stage
-// always has the same consumer, and no warp waits on a phase two ahead.
-constexpr int TMA_CW = MYNS_SKINNY_TMA_CW, TMA_STAGES = MYNS_SKINNY_TMA_STAGES, TMA_THREADS = (TMA_CW + 1) * 32, TMA_BK = 64;
+// stages of 128 bytes of k (one 128-byte swizzle atom: 64 k of 16-bit
+// types, 32 of float32) by the strip's 64 n (8 KB of weights) and x's same
+// k of 8 MT rows. Warp w consumes stages w, w + TMA_CW, ...: with the stages
+// a multiple of the warps, each stage always has the same consumer, and no
+// warp waits on a phase two ahead.
+constexpr int TMA_CW = MYNS_SKINNY_TMA_CW, TMA_STAGES = MYNS_SKINNY_TMA_STAGES, TMA_THREADS = (TMA_CW + 1) * 32;
 static_assert(TMA_STAGES % TMA_CW == 0, "stages are dealt to the consumer warps in turn");
 
 // ---- PTX (replaced by tests/matmul_emulation/emu_skinny.h)
@@ -112,6 +114,11 @@ __device__ __forceinline__ uint2 lds64(uint32_t a) {
   asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];\n" : "=r"(v.x), "=r"(v.y) : "r"(a) : "memory");
   return v;
 }
+__device__ __forceinline__ float lds32f(uint32_t a) {
+  float v;
+  asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(a) : "memory");
+  return v;
+}
 // This thread's reads of a stage come before the next TMA write into it:
 // without this fence (and the clobbers above) some sums came out wrong on
 // the H100 (bench/explore/skinny/run6.sh).
@@ -119,6 +126,7 @@ __device__ __forceinline__ void reads_before_async_writes() { asm volatile("fenc
 // ---- end PTX
 
 __device__ __forceinline__ uint32_t word(const uint4& v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
+__device__ __forceinline__ float fword(const uint4& v, int i) { return __uint_as_float(word(v, i)); }
 
 // `n` (0..8) elements of T from `p` as 8 packed 16-bit values, zeros after them.
 template <typename T>
@@ -318,15 +326,18 @@ __device__ __forceinline__ void skinny_gemm(const SkinnyParams& p) {
 }
 
 // The streaming build (see the top of this file): weights w (K-major box of
-// 64 rows n by 64 k, or N-major box of 64 k-rows by 64 n) and x (64 k by
-// 8 MT rows) by TMA, 128-byte swizzle, edges past K, N and M filled with
-// zeros; one block per strip and batch, the whole of K (no cluster split).
-// The consumer warps' mmas and fragment maps are skinny_gemm's, fed from
-// shared memory. Shared memory: the warps' partial sums (`finish`), the
-// stages from the next 1024-byte boundary, then the barriers.
+// 64 rows n by BK k, or N-major box of BK k-rows by 64 n; float32's 64 n are
+// two boxes of 32, one swizzle atom wide each) and x (BK k by 8 MT rows) by
+// TMA, 128-byte swizzle, edges past K, N and M filled with zeros; one block
+// per strip and batch, the whole of K (no cluster split). The 16-bit
+// consumer warps' mmas and fragment maps are skinny_gemm's, fed from shared
+// memory; float32's are FFMA, lane l taking columns l and l + 32. Shared
+// memory: the warps' partial sums (`finish`), the stages from the next
+// 1024-byte boundary, then the barriers.
 template <typename T, bool W_K, int MT>
 __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtensorMap* tmX, const SkinnyParams& p) {
-  constexpr int W_BYTES = TMA_BK * NW * 2, X_BYTES = MT * 8 * 128, STAGE = W_BYTES + X_BYTES;
+  constexpr bool F32 = std::is_same<T, float>::value;
+  constexpr int BK = 128 / static_cast<int>(sizeof(T)), W_BYTES = BK * NW * sizeof(T), X_BYTES = MT * 8 * 128, STAGE = W_BYTES + X_BYTES;
   const uint32_t raw = smem_addr(shared_base()) + TMA_CW * MT * 8 * NW * 4;
   const uint32_t base = (raw + 1023u) & ~1023u, bars = base + TMA_STAGES * STAGE;
   auto full = [&](int s) { return bars + 8u * s; };
@@ -335,7 +346,7 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
   auto swz = [](int r, int c) { return static_cast<uint32_t>(r * 128 + ((c ^ (r & 7)) << 4)); };
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
   const int n0 = static_cast<int>(blockIdx.x) * NW;
-  const int stages = static_cast<int>((p.K + TMA_BK - 1) / TMA_BK);
+  const int stages = static_cast<int>((p.K + BK - 1) / BK);
   if (tid == 0) {
     for (int s = 0; s < TMA_STAGES; ++s) {
       mbar_init(full(s), 1);
@@ -351,18 +362,68 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
       if (lane == 0) {
         const uint64_t once = evict_first_policy();
         for (int i = 0; i < stages; ++i) {
-          const int it = done + i, s = it % TMA_STAGES, round = it / TMA_STAGES, k = i * TMA_BK;
+          const int it = done + i, s = it % TMA_STAGES, round = it / TMA_STAGES, k = i * BK;
           if (round > 0) mbar_wait(empty(s), (round - 1) & 1);
           const uint32_t st = base + s * STAGE;
           mbar_expect_tx(full(s), STAGE);
-          if constexpr (W_K) tma_load_hint(st, tmW, full(s), k, n0, zi, once);
-          else tma_load_hint(st, tmW, full(s), n0, k, zi, once);
+          if constexpr (W_K) {
+            tma_load_hint(st, tmW, full(s), k, n0, zi, once);
+          } else {
+            tma_load_hint(st, tmW, full(s), n0, k, zi, once);
+            if constexpr (F32) tma_load_hint(st + W_BYTES / 2, tmW, full(s), n0 + 32, k, zi, once);
+          }
           tma_load(st + W_BYTES, tmX, full(s), k, 0, zi);
         }
       }
       // Reconverged before finish's block barrier, which counts a warp per
       // arrival: lanes 1-31 there before lane 0 would count this warp twice.
       __syncwarp();
+    } else if constexpr (F32) {
+      constexpr int R = 8 * MT;
+      float acc[2][R] = {};
+      for (int i = warp; i < stages; i += TMA_CW) {
+        const int it = done + i, s = it % TMA_STAGES;
+        mbar_wait(full(s), (it / TMA_STAGES) & 1);
+        const uint32_t st = base + s * STAGE, xs = st + W_BYTES;
+#pragma unroll 2
+        for (int c = 0; c < BK / 4; ++c) {
+          // k 4c .. 4c + 3 of columns lane and lane + 32.
+          float w[2][4];
+          if constexpr (W_K) {
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              const uint4 v = lds128(st + swz(lane + 32 * h, c));
+#pragma unroll
+              for (int j = 0; j < 4; ++j) w[h][j] = fword(v, j);
+            }
+          } else {
+            // Box h: k-rows of columns 32 h .. + 31; column lane in chunk lane / 4.
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+#pragma unroll
+              for (int j = 0; j < 4; ++j) w[h][j] = lds32f(st + h * (W_BYTES / 2) + swz(4 * c + j, lane / 4) + 4 * (lane % 4));
+          }
+#pragma unroll
+          for (int r = 0; r < R; ++r) {
+            if (MT == 1 && r >= p.M) break;  // uniform, as in skinny_f32
+            const uint4 x4 = lds128(xs + swz(r, c));
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+              acc[0][r] = fmaf(w[0][j], fword(x4, j), acc[0][r]);
+              acc[1][r] = fmaf(w[1][j], fword(x4, j), acc[1][r]);
+            }
+          }
+        }
+        reads_before_async_writes();
+        __syncwarp();
+        if (lane == 0) mbar_arrive(empty(s));
+      }
+      float* mine = shared_base() + warp * (R * NW);
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        mine[r * NW + lane] = acc[0][r];
+        mine[r * NW + lane + 32] = acc[1][r];
+      }
     } else {
       float acc[4][MT][4] = {};
       for (int i = warp; i < stages; i += TMA_CW) {
@@ -412,7 +473,6 @@ __device__ __forceinline__ uint4 load_floats(const float* p, int n, int64_t stri
   for (int i = 0; i < 4; ++i) e[i] = i < n ? __float_as_uint(__ldg(p + i * stride)) : 0u;
   return make_uint4(e[0], e[1], e[2], e[3]);
 }
-__device__ __forceinline__ float fword(const uint4& v, int i) { return __uint_as_float(word(v, i)); }
 
 // float32 (whether or not TF32 is allowed: exact float32 costs nothing
 // here, the time is the weights'): FFMA on CUDA cores, the weights streamed
@@ -552,6 +612,7 @@ MYNS_SKINNY(bf16, __nv_bfloat16)
   MYNS_SKINNY_TMA_ONE(dt, T, n, false, 1) MYNS_SKINNY_TMA_ONE(dt, T, n, false, 2)
 MYNS_SKINNY_TMA(f16, __half)
 MYNS_SKINNY_TMA(bf16, __nv_bfloat16)
+MYNS_SKINNY_TMA(f32, float)
 
 #define MYNS_SKINNY_F32_ONE(w, WK, v, VEC, MT)                                                       \
   extern "C" __global__ void __launch_bounds__(myns::skinny::THREADS, 1) mm_skinny_f32_##w##v##_m##MT( \

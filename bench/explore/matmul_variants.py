@@ -244,6 +244,20 @@ CASES = [
     ("x64split", "f32", 1, 1000, 1000, 1000, "kn", ["auto", "x128", "x128/2"]),
     ("x64split", "f32", 1, 3000, 1000, 2000, "kn", ["auto", "x128", "x128/2"]),
     ("x64split", "f32", 1, 1024, 4096, 4096, "kn", ["auto", "x128", "x128/2"]),
+    # float32 and TF32 decode (2026-11-28): the skinny kernel's register build and its K
+    # split, and the streaming build (float32 since 2026-11-28).
+    ("f32decode", "f32", 1, 1, 4096, 4096, "kn", ["auto", "skinny", "skinny_tma", "skinny/1", "skinny/2", "skinny/4", "skinny/8"]),
+    ("f32decode", "f32", 1, 1, 4096, 4096, "nk", ["auto", "skinny", "skinny_tma", "skinny/1", "skinny/2", "skinny/4"]),
+    ("f32decode", "tf32", 1, 1, 4096, 4096, "kn", ["auto", "skinny", "skinny_tma", "skinny/1", "skinny/2", "skinny/4"]),
+    ("f32decode", "tf32", 1, 16, 4096, 4096, "kn", ["auto", "skinny", "skinny_tma", "skinny/1", "skinny/2", "skinny/4", "skinny/8"]),
+    ("f32decode", "f32", 1, 16, 4096, 4096, "kn", ["auto", "skinny", "skinny_tma", "skinny/1", "skinny/2", "skinny/4"]),
+    ("f32decode", "tf32", 1, 16, 4096, 4096, "nk", ["auto", "skinny", "skinny_tma", "skinny/1", "skinny/2", "skinny/4"]),
+    ("f32decode", "f32", 1, 1, 4096, 14336, "kn", ["auto", "skinny", "skinny_tma", "skinny/1", "skinny/2"]),
+    ("f32decode", "f32", 1, 1, 14336, 4096, "kn", ["auto", "skinny", "skinny_tma", "skinny/1", "skinny/2", "skinny/4"]),
+    ("f32decode", "f32", 1, 1, 4096, 14336, "nk", ["auto", "skinny", "skinny_tma"]),
+    ("f32decode", "tf32", 1, 16, 4096, 14336, "nk", ["auto", "skinny", "skinny_tma"]),
+    ("f32decode", "f32", 1, 8, 4096, 4096, "nk", ["auto", "skinny", "skinny_tma"]),
+    ("f32decode", "f32", 1, 1, 4096, 128256, "nk", ["auto", "skinny", "skinny_tma"]),
     # Many small products in one bmm (2026-11-28): the report's lowest bmm row.
     ("bmmsmall", "bf16", 256, 128, 64, 128, "kn", ["auto", "wg64", "wg128", "wgp64", "wgp128", "wgh64", "wgh128", "64", "128", "256"]),
     ("bmmsmall", "bf16", 256, 128, 64, 128, "nk", ["auto", "wg64", "wg128", "wgh64", "64", "128"]),

@@ -32,7 +32,7 @@
 //! register-A form `wgr`, `wgr256`, ...; a Hopper tile ending in `c2` or
 //! `c1` runs in pairs of blocks or alone: `wg256c2`), optionally with a
 //! split count (`64/4`, `wg128/2`), `skinny` (optionally `/<blocks per cluster>`;
-//! `skinny_tma`: its streaming build, for 16-bit weights TMA can read),
+//! `skinny_tma`: its streaming build, for weights TMA can read),
 //! `auto`, or `nowg` (the automatic choice without the Hopper kernels).
 //!
 //! Depends on the launch layer (`cuda`) and the shared types only; errors

@@ -565,7 +565,7 @@ pub(crate) fn skinny_tma(n: i64, batch: i64) -> bool {
 /// `skinny_tma`): the consumer warps' partial sums, 1024 bytes to align the
 /// stages (weights and x), the stages' two barriers each.
 pub(crate) fn skinny_tma_smem(mt: i64) -> u32 {
-    let stage = 64 * SKINNY_NW * 2 + mt * 8 * 128;
+    let stage = 128 * SKINNY_NW + mt * 8 * 128; // 128 bytes of k by 64 n of weights, of 8 mt rows of x
     (SKINNY_TMA_CW * mt * 8 * SKINNY_NW * 4 + 1024 + SKINNY_TMA_STAGES * (stage + 16)) as u32
 }
 

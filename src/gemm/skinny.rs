@@ -2,8 +2,8 @@
 //! newer): float16/bfloat16/float32 products with at most 16 rows, the weights
 //! streamed once with many 16-byte loads in flight; K split across the
 //! blocks of a thread-block cluster, reduced through distributed shared
-//! memory in the same launch. Its streaming build (`tma`, 16-bit types)
-//! takes the weights and x through TMA instead, whole K per block.
+//! memory in the same launch. Its streaming build (`tma`) takes the
+//! weights and x through TMA instead, whole K per block.
 
 use super::pack::{self, Operand};
 use super::plan::{cdiv, operand_layout, skinny_tma_smem, Layout, SkinnyPlan};
@@ -38,9 +38,9 @@ struct SkinnyParams {
 /// Runs `q` (at most 16 rows) on the skinny kernel: a = x, b = the weights,
 /// read in place whatever their row alignment (element loads when rows are
 /// not 16-byte aligned); x is copied to aligned K-major rows first if it
-/// is not already (it is small). With `tma`, 16-bit weights whose rows and
-/// start are 16-byte aligned go through the streaming build (the others
-/// through `plan`). Returns `false` (nothing queued) when b has no unit
+/// is not already (it is small). With `tma`, weights whose rows and start
+/// are 16-byte aligned go through the streaming build (the others through
+/// `plan`). Returns `false` (nothing queued) when b has no unit
 /// stride.
 pub(crate) fn launch(q: &GemmParams, dtype: DType, plan: SkinnyPlan, tma: bool, device: usize, stream: usize) -> Result<bool> {
     let elem = dtype.size() as i64;
@@ -85,9 +85,9 @@ pub(crate) fn launch(q: &GemmParams, dtype: DType, plan: SkinnyPlan, tma: bool, 
     let (w_len, w_rows) = if w_k { (q.k, q.n) } else { (q.n, q.k) };
     let tma_strides = tma_readable(p.sw, w_len, p.swb, w_rows * p.sw, p.batch, elem)
         && tma_readable(p.sxm, p.k, p.sxb, p.m * p.sxm, p.batch, elem);
-    let ring = (cdiv(p.k, 64) + 1).saturating_mul(cdiv(p.batch, 65_535));
+    let ring = (cdiv(p.k, 128 / elem) + 1).saturating_mul(cdiv(p.batch, 65_535));
     let fits_i32 = [p.k + 64, p.n + 64, p.batch, ring].iter().all(|&v| v <= i32::MAX as i64);
-    if tma && vec && tma_strides && fits_i32 && matches!(dtype, DType::F16 | DType::BF16) {
+    if tma && vec && tma_strides && fits_i32 {
         launch_tma(&p, dtype, w_k, plan.mt, device, stream)?;
         return Ok(true);
     }
@@ -107,9 +107,11 @@ pub(crate) fn launch(q: &GemmParams, dtype: DType, plan: SkinnyPlan, tma: bool, 
     Ok(true)
 }
 
-/// The streaming build: tensor maps of the weights (boxes of 64 k by 64 n,
-/// K- or N-major) and of x (64 k by the m blocks' rows), one block per
-/// 64-column strip and batch, whole K per block.
+/// The streaming build: tensor maps of the weights and of x in boxes one
+/// 128-byte swizzle atom wide (64 k of 16-bit types, 32 of float32): the
+/// weights by the strip's 64 n (K-major) or 64 k by 64 n (N-major, 16-bit)
+/// or 32 k by 32 n (N-major float32, two boxes per stage); x by the m
+/// blocks' rows. One block per 64-column strip and batch, whole K per block.
 fn launch_tma(p: &SkinnyParams, dtype: DType, w_k: bool, mt: i64, device: usize, stream: usize) -> Result<()> {
     let es = dtype.size() as u64;
     let (m, n, k, batch) = (p.m as u64, p.n as u64, p.k as u64, p.batch as u64);
@@ -117,15 +119,21 @@ fn launch_tma(p: &SkinnyParams, dtype: DType, w_k: bool, mt: i64, device: usize,
     // dimension of one element (or one batch) may carry any stride, so
     // those get one that spans the data before it.
     let stride = |s: i64, len: u64, span: u64| if len <= 1 { (span * es).div_ceil(16).max(1) * 16 } else { s as u64 * es };
-    let (w_dims, w_box) = if w_k { ([k, n, batch], [64, SKINNY_NW as u32, 1]) } else { ([n, k, batch], [SKINNY_NW as u32, 64, 1]) };
+    let atom = (128 / es) as u32;
+    let (w_dims, w_box) = if w_k { ([k, n, batch], [atom, SKINNY_NW as u32, 1]) } else { ([n, k, batch], [atom, atom, 1]) };
     let w_pitch = stride(p.sw, w_dims[1], w_dims[0]);
     // 256-byte L2 promotion (the product kernels take 128: GEMM_L2_PROMOTION):
     // the stream reads each weight row whole, once; not measured with less.
     let wide = sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
     let tm_w = tensor_map(dtype, p.w, w_dims, [w_pitch, stride(p.swb, batch, w_dims[1] * w_pitch / es)], w_box, wide)?;
     let x_pitch = stride(p.sxm, m, k);
-    let tm_x = tensor_map(dtype, p.x, [k, m, batch], [x_pitch, stride(p.sxb, batch, m * x_pitch / es)], [64, 8 * mt as u32, 1], wide)?;
-    let kernel = &SKINNY_TMA_KERNELS[(dtype == DType::BF16) as usize][!w_k as usize][(mt - 1).clamp(0, 1) as usize];
+    let tm_x = tensor_map(dtype, p.x, [k, m, batch], [x_pitch, stride(p.sxb, batch, m * x_pitch / es)], [atom, 8 * mt as u32, 1], wide)?;
+    let by_dtype = match dtype {
+        DType::F16 => &SKINNY_TMA_KERNELS[0],
+        DType::BF16 => &SKINNY_TMA_KERNELS[1],
+        _ => &SKINNY_TMA_KERNELS[2],
+    };
+    let kernel = &by_dtype[!w_k as usize][(mt - 1).clamp(0, 1) as usize];
     let smem = skinny_tma_smem(mt);
     let f = kernel.function_smem(device, smem)?;
     let grid = (cdiv(p.n, SKINNY_NW) as u32, 1, p.batch.clamp(1, 65_535) as u32);

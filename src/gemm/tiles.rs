@@ -291,8 +291,8 @@ pub fn rust_kernels() -> String {
         sk.push(format!("[{}]", per_dt.join(", ")));
     }
     r += &format!("static SKINNY_KERNELS: [[[[crate::cuda::Kernel; 2]; 2]; 2]; 3] = [{}];\n", sk.join(", "));
-    // The streaming build: [dtype f16, bf16][weights K-major, N-major][m blocks 1, 2].
-    let tma: Vec<String> = ["f16", "bf16"]
+    // The streaming build: [dtype f16, bf16, f32][weights K-major, N-major][m blocks 1, 2].
+    let tma: Vec<String> = ["f16", "bf16", "f32"]
         .iter()
         .map(|dt| {
             let per_w: Vec<String> = ["k", "n"]
@@ -302,6 +302,6 @@ pub fn rust_kernels() -> String {
             format!("[{}]", per_w.join(", "))
         })
         .collect();
-    r += &format!("static SKINNY_TMA_KERNELS: [[[crate::cuda::Kernel; 2]; 2]; 2] = [{}];\n", tma.join(", "));
+    r += &format!("static SKINNY_TMA_KERNELS: [[[crate::cuda::Kernel; 2]; 2]; 3] = [{}];\n", tma.join(", "));
     r
 }

@@ -50,6 +50,7 @@ inline void emu_lds(void* v, uint32_t a) {
 }
 inline uint4 lds128(uint32_t a) { uint4 v; emu_lds<16>(&v, a); return v; }
 inline uint2 lds64(uint32_t a) { uint2 v; emu_lds<8>(&v, a); return v; }
+inline float lds32f(uint32_t a) { float v; emu_lds<4>(&v, a); return v; }
 inline void reads_before_async_writes() {}  // TMA copies land at once here
 inline uint64_t evict_first_policy() { return 0; }
 inline void tma_load_hint(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1, int c2, uint64_t) { myns::tma_load(dst, map, bar, c0, c1, c2); }

@@ -119,12 +119,14 @@ void skinny_case(bool w_k, bool aligned, int ranks, int batch, int M, int K, int
   fflush(stdout);
 }
 
-// The streaming build (16-bit types, 16-byte aligned weight rows), tensor
-// maps as src/gemm/skinny.rs `launch_tma` builds them; `gz` blocks along z
-// (fewer than `batch`: a block runs several batches, its ring going on).
+// The streaming build (16-byte aligned weight rows), tensor maps as
+// src/gemm/skinny.rs `launch_tma` builds them (boxes one 128-byte swizzle
+// atom wide: 64 k of 16-bit types, 32 of float32, whose N-major weights
+// come as two boxes of 32 n); `gz` blocks along z (fewer than `batch`: a
+// block runs several batches, its ring going on).
 using SkinnyTmaKern = void (*)(const CUtensorMap, const CUtensorMap, const SkinnyParams);
 #define SKT(dt) {{mm_skinny_tma_##dt##_k_m1, mm_skinny_tma_##dt##_k_m2}, {mm_skinny_tma_##dt##_n_m1, mm_skinny_tma_##dt##_n_m2}}
-static const SkinnyTmaKern skinny_tma_f16[2][2] = SKT(f16), skinny_tma_bf16[2][2] = SKT(bf16);
+static const SkinnyTmaKern skinny_tma_f16[2][2] = SKT(f16), skinny_tma_bf16[2][2] = SKT(bf16), skinny_tma_f32[2][2] = SKT(f32);
 template <class T>
 void skinny_tma_case(bool w_k, int batch, int M, int K, int N, unsigned gz, bool tout = false) {
   std::mt19937 rng(M * 37 + K * 5 + N + batch); std::normal_distribution<float> nd;
@@ -146,9 +148,10 @@ void skinny_tma_case(bool w_k, int batch, int M, int K, int N, unsigned gz, bool
   const uint64_t xd[3] = {(uint64_t)K, (uint64_t)M, (uint64_t)batch};
   const uint64_t x_pitch = stride(sxm, M, K);
   const uint64_t xs[2] = {x_pitch, stride(sxb, batch, M * x_pitch / es)};
-  const CUtensorMap tw = myns::emu_tensor_map(W.data(), wd[0], wd[1], wd[2], ws[0], ws[1], 64, MYNS_SKINNY_NW, (int)es);
-  const CUtensorMap tx = myns::emu_tensor_map(X.data(), xd[0], xd[1], xd[2], xs[0], xs[1], 64, 8 * mt, (int)es);
-  const SkinnyTmaKern k = (std::is_same<T, __half>::value ? skinny_tma_f16 : skinny_tma_bf16)[!w_k][mt - 1];
+  const uint32_t atom = (uint32_t)(128 / es);
+  const CUtensorMap tw = myns::emu_tensor_map(W.data(), wd[0], wd[1], wd[2], ws[0], ws[1], atom, w_k ? MYNS_SKINNY_NW : atom, (int)es);
+  const CUtensorMap tx = myns::emu_tensor_map(X.data(), xd[0], xd[1], xd[2], xs[0], xs[1], atom, 8 * mt, (int)es);
+  const SkinnyTmaKern k = (std::is_same<T, __half>::value ? skinny_tma_f16 : std::is_same<T, float>::value ? skinny_tma_f32 : skinny_tma_bf16)[!w_k][mt - 1];
   // src/gemm/plan.rs skinny_tma_smem
   const size_t stage = 64 * MYNS_SKINNY_NW * 2 + mt * 8 * 128;
   const size_t smem = MYNS_SKINNY_TMA_CW * mt * 8 * MYNS_SKINNY_NW * 4 + 1024 + MYNS_SKINNY_TMA_STAGES * (stage + 16);
@@ -229,6 +232,16 @@ int main(int argc, char** argv) {
   skinny_tma_case<__half>(false, 3, 5, 70, 200, 1, true);
   skinny_tma_case<__nv_bfloat16>(true, 3, 3, 1030, 100, 2);
   skinny_tma_case<__nv_bfloat16>(false, 1, 16, 1, 64, 1);
+  // float32: the same, with 32 k per stage (K = 1030: 33 stages, two wraps
+  // of the ring) and N-major weights in two boxes of 32 n (N = 130, 200:
+  // the second box past N in the last strip).
+  skinny_tma_case<float>(true, 1, 1, 100, 70, 1);
+  skinny_tma_case<float>(false, 1, 9, 1100, 130, 1);
+  skinny_tma_case<float>(true, 1, 16, 2100, 64, 1);
+  skinny_tma_case<float>(false, 3, 5, 70, 200, 1, true);
+  skinny_tma_case<float>(true, 3, 3, 1030, 100, 2);
+  skinny_tma_case<float>(false, 1, 16, 1, 64, 1);
+  skinny_tma_case<float>(false, 2, 1, 600, 96, 1);
   // Staging copies: misaligned rows (odd stride and start), both 16-bit types
   // and float32 (with TF32 rounding); a gather from a transposed, strided source.
   pack_case<__nv_bfloat16>(true, 1, 37, 45, 0, 45, 1, 1, false);
