@@ -247,7 +247,7 @@ fn run(p: &Problem, dtype: DType, tf32: bool, accumulate: bool, force: &Force, d
         // The streaming build where it streams faster, or where forced.
         let tma = match &force {
             Force::Tile(name, _) => name == "skinny_tma",
-            _ => plan::skinny_tma(q.n, q.batch),
+            _ => plan::skinny_tma(q.m, q.n, q.batch, dtype == DType::F32, sms),
         };
         if let Some(plan) = plan::skinny_plan(q.m, q.n, q.k, q.batch, sms, ranks) {
             if skinny::launch(&q, dtype, plan, tma, device, stream)? {

@@ -549,16 +549,21 @@ pub(crate) fn skinny_smem(mt: i64) -> u32 {
     (SKINNY_WARPS * mt * 8 * SKINNY_NW * 4) as u32
 }
 
-/// Whether a 16-bit skinny product streams through the TMA build (one block
-/// per 64-column strip and batch, no K split): from 64 strips on, where
+/// Whether a skinny product streams through the TMA build (one block per
+/// 64-column strip and batch, no K split): from 64 strips on, where
 /// cuBLAS's decode kernels run 64 to 128 blocks the same way. On the H100
-/// (bench/explore/skinny/README.md, run 8) it ran 1.03 to 1.14 times as
-/// fast as the register build with the L2 clean and 0.99 to 1.05 times
-/// after do_bench's dirty-L2 flush, from N = 4096 (64 strips) to LM heads.
-/// Fewer strips would leave SMs idle without the register build's cluster
-/// split of K.
-pub(crate) fn skinny_tma(n: i64, batch: i64) -> bool {
-    cdiv(n, SKINNY_NW) * batch.min(65_535) >= 64
+/// (bench/explore/skinny/README.md, run 8) 16-bit weights ran 1.03 to 1.14
+/// times as fast as on the register build with the L2 clean and 0.99 to
+/// 1.05 times after do_bench's dirty-L2 flush, from N = 4096 (64 strips) to
+/// LM heads. Fewer strips would leave SMs idle without the register build's
+/// cluster split of K. float32's FFMA consumers do M multiply-adds per
+/// weight, so with fewer strips than SMs it streams only at M = 1
+/// (`bench/explore/matmul-variants-h100-f32decode-da38d07.log`: against
+/// 4096 x 4096, M = 1 1.04-1.09x the register build, M = 8 0.47x, M = 16
+/// 0.84x; M = 16 against 4096 x 14336, 224 strips, 1.27x).
+pub(crate) fn skinny_tma(m: i64, n: i64, batch: i64, f32: bool, sms: i64) -> bool {
+    let strips = cdiv(n, SKINNY_NW) * batch.min(65_535);
+    strips >= 64 && (!f32 || m == 1 || strips >= sms)
 }
 
 /// Shared memory of a streaming skinny launch (kernels/gemm_skinny.cu
@@ -834,8 +839,11 @@ mod tests {
         assert_eq!(skinny_plan(1, 64, 600, 1, SMS, Some(3)).unwrap().ranks, 4);
         assert_eq!(skinny_plan(17, 64, 600, 1, SMS, None), None);
         // The streaming build from 64 strips (N = 4096, or batches of strips).
-        assert!(skinny_tma(4096, 1) && skinny_tma(128256, 1) && skinny_tma(1024, 4));
-        assert!(!skinny_tma(4032, 1) && !skinny_tma(64, 63));
+        assert!(skinny_tma(16, 4096, 1, false, SMS) && skinny_tma(1, 128256, 1, false, SMS) && skinny_tma(1, 1024, 4, false, SMS));
+        assert!(!skinny_tma(1, 4032, 1, false, SMS) && !skinny_tma(1, 64, 63, false, SMS));
+        // float32: M = 1, or strips enough for every SM.
+        assert!(skinny_tma(1, 4096, 1, true, SMS) && skinny_tma(16, 14336, 1, true, SMS));
+        assert!(!skinny_tma(2, 4096, 1, true, SMS) && !skinny_tma(16, 4096, 1, true, SMS));
         for mt in [1, 2] {
             assert!(skinny_tma_smem(mt) <= 227 * 1024);
         }
