@@ -570,7 +570,7 @@ pub(crate) fn skinny_tma(m: i64, n: i64, batch: i64, f32: bool, sms: i64) -> boo
 /// `skinny_tma`): the consumer warps' partial sums, 1024 bytes to align the
 /// stages (weights and x), the stages' two barriers each.
 pub(crate) fn skinny_tma_smem(mt: i64) -> u32 {
-    let stage = 128 * SKINNY_NW + mt * 8 * 128; // 128 bytes of k by 64 n of weights, of 8 mt rows of x
+    let stage = 128 * SKINNY_NW + mt * 8 * 128; // 128 bytes of k: by the strip's 64 n (weights), by 8 mt rows (x)
     (SKINNY_TMA_CW * mt * 8 * SKINNY_NW * 4 + 1024 + SKINNY_TMA_STAGES * (stage + 16)) as u32
 }
 

@@ -527,8 +527,9 @@ def test_float32_auto_splits_the_fp64_tensor_cores_over_k(kernel_override):
 @pytest.mark.parametrize("variant", ["auto", "skinny_tma", "skinny"])
 def test_decode_streaming_and_register_builds(kind, variant, kernel_override):
     """Decode (M <= 16) on the skinny kernel's two builds: the TMA-streamed
-    one (`auto` from 64 column strips on) and the register one, both weight
-    layouts, x rows past M and K, N past a stage or strip, and batches."""
+    one (`auto` from 64 column strips on; float32 at M = 1, or from a strip
+    per SM) and the register one, both weight layouts, x rows past M and K,
+    N past a stage or strip, and batches."""
     if NO_WG:
         pytest.skip("MYNS_MATMUL_KERNEL=nowg")
     kernel_override("MYNS_MATMUL_KERNEL", variant)
