@@ -272,17 +272,13 @@ fn run(p: &Problem, dtype: DType, tf32: bool, accumulate: bool, force: &Force, d
     // float32 with TF32 off on compute capability 9.x: the FP64 tensor cores
     // (as exact as the CUDA cores, and faster on the H100) where their model
     // says they pay, split over K as it says; forced by their own names (`x128`).
+    let x64_able = dtype == DType::F32 && !use_tf32 && info.cc.0 == 9;
     let x64_auto = match &force {
-        Force::Auto { .. } if dtype == DType::F32 && !use_tf32 && info.cc.0 == 9 => {
-            plan::x64_splits(&tiles::TC_X64[0], q.m, q.n, q.k, q.batch, sms)
-        }
+        Force::Auto { .. } if x64_able => plan::x64_splits(&tiles::TC_X64[0], q.m, q.n, q.k, q.batch, sms),
         _ => None,
     };
     let x64 = x64_auto.is_some()
-        || (dtype == DType::F32
-            && !use_tf32
-            && info.cc.0 == 9
-            && matches!(&force, Force::Tile(name, _) if plan::forced_tile(&tiles::TC_X64, name, None).is_some()));
+        || (x64_able && matches!(&force, Force::Tile(name, _) if plan::forced_tile(&tiles::TC_X64, name, None).is_some()));
     let (tiles, table): (&[Tile], &[Layouts]) = match dtype {
         DType::F16 => (&tiles::TC_HALF, &TC_F16),
         DType::BF16 => (&tiles::TC_HALF, &TC_BF16),

@@ -91,12 +91,7 @@ pub(crate) fn launch(q: &GemmParams, dtype: DType, plan: SkinnyPlan, tma: bool, 
         launch_tma(&p, dtype, w_k, plan.mt, device, stream)?;
         return Ok(true);
     }
-    let by_dtype = match dtype {
-        DType::F16 => &SKINNY_KERNELS[0],
-        DType::BF16 => &SKINNY_KERNELS[1],
-        _ => &SKINNY_KERNELS[2],
-    };
-    let kernel = &by_dtype[!w_k as usize][!vec as usize][(plan.mt - 1).clamp(0, 1) as usize];
+    let kernel = &SKINNY_KERNELS[dtype_index(dtype)][!w_k as usize][!vec as usize][(plan.mt - 1).clamp(0, 1) as usize];
     let smem = super::plan::skinny_smem(plan.mt);
     let f = kernel.function_smem(device, smem)?;
     let grid = (cdiv(q.n, SKINNY_NW) as u32, plan.ranks as u32, q.batch.clamp(1, 65_535) as u32);
@@ -105,6 +100,15 @@ pub(crate) fn launch(q: &GemmParams, dtype: DType, plan: SkinnyPlan, tma: bool, 
     let opts = cuda::LaunchOpts { cluster: (1, plan.ranks as u32, 1), after_previous: false };
     cuda::launch_with(f, grid, block, smem, stream, opts, &mut params)?;
     Ok(true)
+}
+
+/// Index of `dtype` in the kernel tables (`tiles::rust_kernels`: f16, bf16, f32).
+fn dtype_index(dtype: DType) -> usize {
+    match dtype {
+        DType::F16 => 0,
+        DType::BF16 => 1,
+        _ => 2,
+    }
 }
 
 /// The streaming build: tensor maps of the weights and of x in boxes one
@@ -128,12 +132,7 @@ fn launch_tma(p: &SkinnyParams, dtype: DType, w_k: bool, mt: i64, device: usize,
     let tm_w = tensor_map(dtype, p.w, w_dims, [w_pitch, stride(p.swb, batch, w_dims[1] * w_pitch / es)], w_box, wide)?;
     let x_pitch = stride(p.sxm, m, k);
     let tm_x = tensor_map(dtype, p.x, [k, m, batch], [x_pitch, stride(p.sxb, batch, m * x_pitch / es)], [atom, 8 * mt as u32, 1], wide)?;
-    let by_dtype = match dtype {
-        DType::F16 => &SKINNY_TMA_KERNELS[0],
-        DType::BF16 => &SKINNY_TMA_KERNELS[1],
-        _ => &SKINNY_TMA_KERNELS[2],
-    };
-    let kernel = &by_dtype[!w_k as usize][(mt - 1).clamp(0, 1) as usize];
+    let kernel = &SKINNY_TMA_KERNELS[dtype_index(dtype)][!w_k as usize][(mt - 1).clamp(0, 1) as usize];
     let smem = skinny_tma_smem(mt);
     let f = kernel.function_smem(device, smem)?;
     let grid = (cdiv(p.n, SKINNY_NW) as u32, 1, p.batch.clamp(1, 65_535) as u32);

@@ -153,7 +153,7 @@ void skinny_tma_case(bool w_k, int batch, int M, int K, int N, unsigned gz, bool
   const CUtensorMap tx = myns::emu_tensor_map(X.data(), xd[0], xd[1], xd[2], xs[0], xs[1], atom, 8 * mt, (int)es);
   const SkinnyTmaKern k = (std::is_same<T, __half>::value ? skinny_tma_f16 : std::is_same<T, float>::value ? skinny_tma_f32 : skinny_tma_bf16)[!w_k][mt - 1];
   // src/gemm/plan.rs skinny_tma_smem
-  const size_t stage = 64 * MYNS_SKINNY_NW * 2 + mt * 8 * 128;
+  const size_t stage = 128 * MYNS_SKINNY_NW + mt * 8 * 128;
   const size_t smem = MYNS_SKINNY_TMA_CW * mt * 8 * MYNS_SKINNY_NW * 4 + 1024 + MYNS_SKINNY_TMA_STAGES * (stage + 16);
   launch([&] { k(tw, tx, p); }, {(unsigned)((N + 63) / 64), 1, gz}, {(MYNS_SKINNY_TMA_CW + 1) * 32, 1, 1}, 1, smem / 4);
   const int bad = count_bad(X, sxb, sxm, W.data(), sw, swb, w_k, C, batch, M, K, N, tout);
