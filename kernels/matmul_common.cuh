@@ -24,7 +24,7 @@ struct GemmParams {
   int* flags;        // split-K on the Hopper kernels: arrivals per (tile, consumer), zeroed before the launch;
                      // `ws` then holds each split's partial tile in the consumers' register order
   int64_t beta;      // 1: c += a @ b (each old element read and added before the one rounding; the Hopper kernels' TMA stores: see src/gemm/mod.rs run_cuda_accumulate); 0: c = a @ b
-  int64_t tma_store; // Hopper cooperative 16-bit kernels: the output goes through shared memory, then TMA (1: tmC) or bulk copies of each row (2)
+  int64_t tma_store; // Hopper cooperative 16-bit kernels: the output goes through shared memory, then TMA (1: tmC) or the warps, rows shifted to their alignment (2)
 };
 
 // Tile (tm, tn) of block `pid`: groups of 8 tile rows are walked column by

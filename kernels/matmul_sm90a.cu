@@ -41,8 +41,8 @@
 // store it with TMA and go straight on to the next tile while the copy
 // engine writes it out; with other rows (2: N = 4095, a vocabulary of
 // 32001), which TMA cannot address, each row shifted to its global
-// alignment, its aligned middle written by a bulk copy and its ends by the
-// threads. Accumulating (c += a @ b), (1) adds the staged tile with TMA's
+// alignment and copied out by the warps, its aligned middle in 16-byte
+// vectors. Accumulating (c += a @ b), (1) adds the staged tile with TMA's
 // reduce-add store instead, and (2) is not taken. The others store from
 // registers.
 //
@@ -81,7 +81,7 @@ template <int BN, bool PP, bool OUT16, int BM> struct Tile {
   static constexpr int A_BYTES = BM * BK_BYTES, B_BYTES = BN * BK_BYTES, STAGE_BYTES = A_BYTES + B_BYTES;
   // Cooperative 16-bit tiles stage the output in shared memory, each
   // consumer's 64-row half in rounds of TMA_COLS columns (TMA stores) or
-  // BULK_COLS columns (bulk copies of rows C_PITCH bytes apart: 16 more than
+  // BULK_COLS columns (rows the warps copy out, C_PITCH bytes apart: 16 more than
   // a round's row, which starts at its global address's offset from a
   // 16-byte boundary); C_HALF bytes per consumer. Cooperative TF32 tiles
   // spend that shared memory on more stages (WgTile::stages_for).
@@ -136,12 +136,6 @@ __device__ __forceinline__ void stmatrix4(uint32_t addr, uint32_t r0, uint32_t r
 // 32 and 16 bits into shared memory.
 __device__ __forceinline__ void sts32(uint32_t addr, uint32_t v) { asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory"); }
 __device__ __forceinline__ void sts16(uint32_t addr, uint16_t v) { asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(addr), "h"(v) : "memory"); }
-// `bytes` (a multiple of 16) from shared memory to global memory, both
-// 16-byte aligned, by the copy engine (a bulk group, as tma_store).
-__device__ __forceinline__ void bulk_store(void* dst, uint32_t src, uint32_t bytes) {
-  asm volatile("{\n.reg .u64 g;\ncvta.to.global.u64 g, %0;\ncp.async.bulk.global.shared::cta.bulk_group [g], [%1], %2;\n}\n" ::"l"(dst), "r"(src), "r"(bytes)
-               : "memory");
-}
 // Shared-memory writes before it are visible to TMA after it.
 __device__ __forceinline__ void fence_async_smem() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 __device__ __forceinline__ void tma_store(const CUtensorMap* map, uint32_t src, int c0, int c1, int c2) {
@@ -170,6 +164,23 @@ __device__ __forceinline__ float2 lds2(uint32_t addr) {
   float2 v;
   asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(v.x), "=f"(v.y) : "r"(addr) : "memory");
   return v;
+}
+
+// 16 bytes from shared memory, and into global memory (both 16-byte
+// aligned); one 16-bit element from shared memory.
+__device__ __forceinline__ uint4 lds128(uint32_t addr) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(addr) : "memory");
+  return v;
+}
+__device__ __forceinline__ void stg128(void* dst, uint4 v) { *reinterpret_cast<uint4*>(dst) = v; }
+template <typename T>
+__device__ __forceinline__ T lds_elem(uint32_t addr) {
+  uint16_t u;
+  asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(u) : "r"(addr) : "memory");
+  T x;
+  memcpy(&x, &u, 2);
+  return x;
 }
 
 // Shared-memory matrix descriptor, 128-byte swizzle. K-major tiles (rows of
@@ -628,24 +639,25 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           // of BULK_COLS columns: row r of the round goes to cbuf + r C_PITCH
           // + s, s being its global start's offset from a 16-byte boundary
           // (the same in every round: they start 2 BULK_COLS bytes apart),
-          // so that its 16-byte aligned middle is one bulk copy (issued by a
-          // thread per row); the few elements before and after it (under 8
-          // each) are stored by the threads. The copies run on while the
-          // next round or tile starts, as TMA stores do.
+          // so that its aligned middle copies out in 16-byte vectors, shared
+          // and global addresses alike; the few elements before and after it
+          // (under 8 each) go one at a time. The warps copy it out: each lane
+          // one vector or end element, RPI rows a step. (A bulk copy per row,
+          // the TMA unit's work beside the producer's loads, cost N = 4095
+          // 9% on the H200, 2026-11-28.)
           T* c = static_cast<T*>(p.c) + (int64_t)t.bz * p.scb;
           const int64_t r0 = m0 + cw * 64;
           auto offset = [&](int row) { return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(c + (r0 + row) * p.scm + n0) % 16); };
           const int ra = warp * 16 + g, rb = ra + 8;
           const uint32_t sa = offset(ra), sb = offset(rb);
           const uint32_t pa = cbuf + ra * L::C_PITCH + sa + 4 * t4, pb = cbuf + rb * L::C_PITCH + sb + 4 * t4;
-          // Thread i < 64: row i's middle and head; thread 64 + i its tail.
-          const int row = tid % 64;
-          const uint32_t s = offset(row), src = cbuf + row * L::C_PITCH + s;
-          const unsigned char* sp = smem_raw + (src - raw);
+          // Copy-out: lane l takes chunk l % CPR of row l / CPR of the step.
+          constexpr int CPR = L::BULK_COLS / 8, RPI = CPR >= 32 ? 1 : 32 / CPR;
+          static_assert(CPR <= 32, "a row's vectors fit in a warp");
+          const int lr = lane / CPR, ch = lane % CPR;
 #pragma unroll
           for (int c0 = 0; c0 < BN; c0 += L::BULK_COLS) {
-            // This thread's copies of the last round (or tile) are done reading the buffer.
-            tma_store_wait_read();
+            // Every thread is done reading the last round's (or tile's) rows.
             bar_sync(1 + cw, 128);
 #pragma unroll
             for (int jl = 0; jl < L::BULK_COLS / 8; ++jl) {
@@ -664,22 +676,19 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
                 sts16(pb + 16 * jl + 2, static_cast<uint16_t>(vb >> 16));
               }
             }
-            fence_async_smem();
             bar_sync(1 + cw, 128);
             const int64_t left = N - n0 - c0;
             const int cols = static_cast<int>(left < L::BULK_COLS ? left : L::BULK_COLS);
-            if (r0 + row < M && cols > 0) {
-              T* dst = c + (r0 + row) * p.scm + n0 + c0;
+            if (cols <= 0 || lr >= RPI) continue;
+            for (int r = warp * 16 + lr; r < warp * 16 + 16; r += RPI) {
+              if (r0 + r >= M) break;
+              const uint32_t s = offset(r), src = cbuf + r * L::C_PITCH + s;
+              T* dst = c + (r0 + r) * p.scm + n0 + c0;
               const int head = min(cols, static_cast<int>((16 - s) % 16) / 2), body = (cols - head) / 8 * 8;
-              if (tid % 128 < 64) {
-                if (body > 0) {
-                  bulk_store(dst + head, src + 2 * head, 2 * body);
-                  tma_store_commit();
-                }
-                for (int col = 0; col < head; ++col) dst[col] = *reinterpret_cast<const T*>(sp + 2 * col);
-              } else {
-                for (int col = head + body; col < cols; ++col) dst[col] = *reinterpret_cast<const T*>(sp + 2 * col);
-              }
+              if (ch < body / 8) stg128(dst + head + 8 * ch, lds128(src + 2 * head + 16 * ch));
+              const int tail = cols - head - body;
+              if (ch < head) dst[ch] = lds_elem<T>(src + 2 * ch);
+              if (ch < tail) dst[head + body + ch] = lds_elem<T>(src + 2 * (head + body + ch));
             }
           }
           continue;
@@ -785,10 +794,9 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       }
     }
   }
-  // The output's last TMA stores and bulk copies have read their shared
-  // memory before the block leaves (their writes complete with the grid, as
+  // The output's last TMA stores have read their shared memory before the block leaves (their writes complete with the grid, as
   // CUTLASS's epilogues rely on).
-  if (!PP && !A_REG && wg > 0 && ((p.tma_store == 1 && tid % 128 == 0) || p.tma_store == 2)) tma_store_wait_read();
+  if (!PP && !A_REG && wg > 0 && p.tma_store == 1 && tid % 128 == 0) tma_store_wait_read();
   // A block leaves only when its peer is done arriving on its barriers.
   if (cl > 1) {
     __syncwarp();

@@ -14,7 +14,7 @@ pub enum Knob {
     /// The forward row reductions' build (see `rowwise`).
     RowKernel,
     /// `off`: the Hopper matmul kernels store their output from registers
-    /// instead of staging it in shared memory for TMA (or for bulk copies,
+    /// instead of staging it in shared memory for TMA (or for the warps,
     /// where TMA cannot address its rows); compute-sanitizer's initcheck
     /// does not see TMA stores, and calls their output uninitialized.
     MatmulTmaStore,

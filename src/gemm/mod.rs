@@ -103,9 +103,9 @@ pub(crate) struct GemmParams {
     /// reads the old element and adds it before the one rounding); 0: `c = a @ b`.
     beta: i64,
     /// Nonzero: the Hopper cooperative 16-bit kernels stage the output in
-    /// shared memory, then store it with TMA (1) or with bulk copies of each
-    /// row's aligned middle (2: rows TMA cannot address); `sm90::launch`
-    /// decides.
+    /// shared memory, then store it with TMA (1) or copy it out with the
+    /// warps, each row shifted to its global alignment (2: rows TMA cannot
+    /// address); `sm90::launch` decides.
     tma_store: i64,
 }
 

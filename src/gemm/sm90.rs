@@ -209,10 +209,11 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     let after_copy = after_copy && q.splits == 1;
     // Cooperative 16-bit tiles stage a plain unit-stride output in shared
     // memory, then store it with TMA (1) where its rows are 16-byte aligned,
-    // else (2) each row's aligned middle with a bulk copy and its ends with
-    // the threads (on the H100 an odd pitch stored from registers, two bytes
-    // at a time, cost N = 4095 a quarter of its aligned neighbour's
-    // throughput; the warps copying it out, a sixth).
+    // else (2) each row shifted to its global alignment, copied out by the
+    // warps in 16-byte vectors (on the H100 an odd pitch stored from
+    // registers, two bytes at a time, cost N = 4095 a quarter of its aligned
+    // neighbour's throughput; the warps copying it out two bytes at a time,
+    // a sixth; a bulk copy per row, a tenth).
     let out_ok = |s: i64| (s * dtype.size() as i64) % 16 == 0;
     let tma_ok = out_ok(q.scm) && (q.batch == 1 || out_ok(q.scb)) && q.c.is_multiple_of(16);
     // Accumulating, staged only where TMA stores the whole tile (1), with its

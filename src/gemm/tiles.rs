@@ -96,7 +96,7 @@ pub struct WgTile {
     pub pingpong: bool,
     /// Cooperative 16-bit kernels: output columns staged in shared memory
     /// at once, per consumer (64 rows), where the output's rows suit TMA
-    /// stores, and where they need bulk copies (see `out_bytes`).
+    /// stores, and where the warps copy them out (see `out_bytes`).
     pub tma_cols: i64,
     pub bulk_cols: i64,
 }
@@ -146,7 +146,7 @@ impl WgTile {
     /// The shared memory a cooperative 16-bit kernel stages its output in:
     /// per consumer, 64 rows of `tma_cols` columns for TMA stores, or of
     /// `bulk_cols` columns and 16 bytes more (a row whose global start is off
-    /// a 16-byte boundary is shifted by that offset) for bulk copies.
+    /// a 16-byte boundary is shifted by that offset) for the warps' copies.
     pub const fn out_region(&self) -> i64 {
         let tma = self.tma_cols * 2;
         let bulk = self.bulk_cols * 2 + 16;

@@ -93,8 +93,7 @@ template <int N> struct WgmmaRS {
 
 // Clusters and TMA stores are not emulated: blocks run alone (cluster of
 // one), and wg_main.cc launches with tma_store 0 or 2 (outputs staged in
-// shared memory, stored by bulk copies and the threads); reaching one is an
-// error.
+// shared memory and copied out by the warps); reaching one is an error.
 inline void emu_unsupported(const char* what) { fprintf(stderr, "FAIL: %s is not emulated\n", what); exit(4); }
 inline uint32_t cluster_size() { return 1; }
 inline uint32_t cluster_rank() { return 0; }
@@ -110,9 +109,7 @@ inline void bar_sync(int, int count) {
 }
 inline void stmatrix4(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t) { emu_unsupported("stmatrix"); }
 // Outputs whose rows TMA cannot address (tma_store 2): shared-memory
-// stores, and bulk copies to global memory that land late, at the issuing
-// thread's wait (or the block's end), so a buffer rewritten before its
-// wait shows.
+// stores and loads, and 16-byte global stores, each checked for alignment.
 inline void sts32(uint32_t addr, uint32_t v) {
   if (addr % 4) { fprintf(stderr, "misaligned st.shared.b32\n"); abort(); }
   memcpy(emu_window() + addr, &v, 4);
@@ -121,18 +118,20 @@ inline void sts16(uint32_t addr, uint16_t v) {
   if (addr % 2) { fprintf(stderr, "misaligned st.shared.b16\n"); abort(); }
   memcpy(emu_window() + addr, &v, 2);
 }
-struct EmuBulk { void* dst; uint32_t src, bytes; };
-inline std::vector<EmuBulk> emu_bulk[384];
-inline void bulk_store(void* dst, uint32_t src, uint32_t bytes) {
-  if ((uintptr_t)dst % 16 || src % 16 || bytes % 16 || bytes == 0) { fprintf(stderr, "bulk copy not 16-byte aligned\n"); abort(); }
-  emu_bulk[emu::cur->tid.x].push_back({dst, src, bytes});
+inline uint4 lds128(uint32_t addr) {
+  if (addr % 16) { fprintf(stderr, "misaligned ld.shared.v4\n"); abort(); }
+  uint4 v; memcpy(&v, emu_window() + addr, 16); return v;
 }
-inline void tma_store_commit() {}
-inline void emu_bulk_land() {
-  for (auto& b : emu_bulk[emu::cur->tid.x]) memcpy(b.dst, emu_window() + b.src, b.bytes);
-  emu_bulk[emu::cur->tid.x].clear();
+inline void stg128(void* dst, uint4 v) {
+  if ((uintptr_t)dst % 16) { fprintf(stderr, "misaligned 16-byte global store\n"); abort(); }
+  memcpy(dst, &v, 16);
 }
-inline void tma_store_wait_read() { emu_bulk_land(); }
+template <typename T> inline T lds_elem(uint32_t addr) {
+  if (addr % 2) { fprintf(stderr, "misaligned ld.shared.u16\n"); abort(); }
+  T x; memcpy(&x, emu_window() + addr, 2); return x;
+}
+inline void tma_store_commit() { emu_unsupported("a TMA store"); }
+inline void tma_store_wait_read() { emu_unsupported("a TMA store"); }
 inline void prefetch_tensormap(const CUtensorMap*) {}
 inline void fence_async_smem() {}
 inline void tma_store(const CUtensorMap*, uint32_t, int, int, int) { emu_unsupported("a TMA store"); }

@@ -13,7 +13,7 @@ inline unsigned char* emu_window() { return sm90::smem_raw; }
 #include <string>
 
 // Blocks run one at a time, outside clusters, storing from registers
-// (tma_store 0) or through shared memory by bulk copies (2): cluster pairs
+// (tma_store 0) or through shared memory, copied out by the warps (2): cluster pairs
 // and TMA stores are not emulated (emu_wg.h).
 using WgKern = void (*)(const CUtensorMap, const CUtensorMap, const CUtensorMap, const GemmParams);
 static WgKern g_k; static CUtensorMap g_a, g_b; static GemmParams g_p;
@@ -76,8 +76,8 @@ template <class T> WgKern pick(int bn, int pp, bool a_k, bool b_k) {
 // One product on the Hopper kernel as src/gemm/sm90.rs runs it: a K- or
 // M-contiguous, b K- or N-contiguous (rows padded to 16 bytes), `blocks`
 // persistent blocks, split-K partials summed by the kernel's last block of each tile.
-// store 2: the output staged in shared memory and stored by bulk copies and
-// the threads (src/gemm/sm90.rs's tma_store 2, for rows TMA cannot
+// store 2: the output staged in shared memory and copied out by the
+// warps (src/gemm/sm90.rs's tma_store 2, for rows TMA cannot
 // address), at `c_off` elements past a 16-byte boundary. pp: COOP (or
 // false), PP (or true), PPH.
 template <class T>
@@ -130,7 +130,7 @@ void run_case(int bn, int pp, bool a_k, bool b_k, int batch, int M, int K, int N
     }
   ++cases;
   printf("%s %s%d %c%c b%d %dx%dx%d/%d blocks %u%s: %s\n", std::is_same<T, float>::value ? "tf32" : std::is_same<T, __half>::value ? "f16" : "bf16",
-         pp == PPH ? "wgh" : pp ? "wgp" : "wg", bn, a_k ? 'k' : 'm', b_k ? 'k' : 'n', batch, M, K, N, (int)p.splits, blocks, store == 2 ? " bulk-stored" : "", bad ? "FAIL" : "ok");
+         pp == PPH ? "wgh" : pp ? "wgp" : "wg", bn, a_k ? 'k' : 'm', b_k ? 'k' : 'n', batch, M, K, N, (int)p.splits, blocks, store == 2 ? " staged" : "", bad ? "FAIL" : "ok");
   if (bad) ++fails;
   fflush(stdout);
 }
@@ -221,11 +221,11 @@ int main(int argc, char** argv) {
   run_case<float>(256, false, true, true, 2, 70, 100, 260, utf, 1.0 / 1024, 2);
   run_case<__nv_bfloat16>(64, true, false, false, 2, 130, 300, 260, ubf, 0, 3);
   run_case<__half>(128, true, true, true, 1, 200, 330, 513, uh, 0, 4, 1);
-  // Split-K with the output staged and bulk-copied (the last block of a
+  // Split-K with the output staged and copied out (the last block of a
   // tile stores it as an unsplit tile is stored), three persistent blocks.
   run_case<__nv_bfloat16>(192, false, true, true, 1, 130, 520, 2 * 192 + 13, ubf, 0, 3, 3, 2, 1);
   run_case<__half>(64, false, false, false, 2, 70, 300, 131, uh, 0, 5, 3, 2, 0);
-  // Outputs stored by bulk copies (rows TMA cannot address): odd N, so rows
+  // Outputs copied out of shared memory by the warps (rows TMA cannot address): odd N, so rows
   // start at every offset from a 16-byte boundary; starts off a boundary;
   // partial pieces at both ends of a row and at the right edge; batches;
   // every width.
