@@ -16,10 +16,10 @@
 // loads and reduction with FFMA instead of mma (`skinny_f32`).
 //
 // The streaming build (`skinny_tma`, weights whose rows TMA can address):
-// the same strips and mmas (FFMA for float32), but the weights and x arrive
-// by TMA in a ring of shared-memory stages that one producer warp keeps
-// full, so a steady 160 KB per SM is in flight where the register build's
-// loads come in bursts (cuBLAS's decode kernels stream the same way; on the
+// the same strips and mmas (FFMA for float32) and the same cluster split of
+// K, but the weights and x arrive by TMA in a ring of shared-memory stages
+// that one producer warp keeps full, so a steady 160 KB per SM is in flight
+// where the register build's loads come in bursts (cuBLAS's decode kernels stream the same way; on the
 // H100 with the L2 clean it reached 1.95 TB/s at M = 1 against 32 MB of
 // 16-bit weights, the register build 1.72: bench/explore/skinny/README.md,
 // runs 5 and 8).
@@ -48,7 +48,7 @@ struct SkinnyParams {
   int64_t sw, swb;        // w[n][k] at n * sw + k (K-major) or w[k][n] at k * sw + n
   int64_t scm, scn, scb;  // out[m][n] at m * scm + n * scn
   int64_t batch;
-  int64_t k_chunk;        // K per block of a cluster (a multiple of 32)
+  int64_t k_chunk;        // K per block of a cluster (a multiple of 32; of a stage in the streaming build)
   int64_t beta;           // 1: c += x @ w (old element added before the one rounding)
 };
 
@@ -329,7 +329,9 @@ __device__ __forceinline__ void skinny_gemm(const SkinnyParams& p) {
 // 64 rows n by BK k, or N-major box of BK k-rows by 64 n; float32's 64 n are
 // two boxes of 32, one swizzle atom wide each) and x (BK k by 8 MT rows) by
 // TMA, 128-byte swizzle, edges past K, N and M filled with zeros; one block
-// per strip and batch, the whole of K (no cluster split). The 16-bit
+// per strip and batch for each K range of a cluster (`p.k_chunk`, a whole
+// number of stages, so that no block's boxes reach into the next range:
+// only K's end is zero-filled), reduced as skinny_gemm's. The 16-bit
 // consumer warps' mmas and fragment maps are skinny_gemm's, fed from shared
 // memory; float32's are FFMA, lane l taking columns l and l + 32. Shared
 // memory: the warps' partial sums (`finish`), the stages from the next
@@ -346,7 +348,9 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
   auto swz = [](int r, int c) { return static_cast<uint32_t>(r * 128 + ((c ^ (r & 7)) << 4)); };
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
   const int n0 = static_cast<int>(blockIdx.x) * NW;
-  const int stages = static_cast<int>((p.K + BK - 1) / BK);
+  const uint32_t rank = cluster_rank(), ranks = cluster_size();
+  const int64_t kb = rank * p.k_chunk, ke = min(p.K, kb + p.k_chunk);
+  const int stages = ke > kb ? static_cast<int>((ke - kb + BK - 1) / BK) : 0;
   if (tid == 0) {
     for (int s = 0; s < TMA_STAGES; ++s) {
       mbar_init(full(s), 1);
@@ -362,7 +366,7 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
       if (lane == 0) {
         const uint64_t once = evict_first_policy();
         for (int i = 0; i < stages; ++i) {
-          const int it = done + i, s = it % TMA_STAGES, round = it / TMA_STAGES, k = i * BK;
+          const int it = done + i, s = it % TMA_STAGES, round = it / TMA_STAGES, k = static_cast<int>(kb) + i * BK;
           if (round > 0) mbar_wait(empty(s), (round - 1) & 1);
           const uint32_t st = base + s * STAGE;
           mbar_expect_tx(full(s), STAGE);
@@ -462,7 +466,7 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
       }
       store_partials<W_K, MT>(shared_base() + warp * (MT * 8 * NW), acc, g, t);
     }
-    finish<T, MT, TMA_CW, TMA_THREADS>(p, z, n0, 0, 1);
+    finish<T, MT, TMA_CW, TMA_THREADS>(p, z, n0, rank, ranks);
   }
 }
 

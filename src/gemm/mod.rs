@@ -249,8 +249,9 @@ fn run(p: &Problem, dtype: DType, tf32: bool, accumulate: bool, force: &Force, d
             Force::Tile(name, _) => name == "skinny_tma",
             _ => plan::skinny_tma(q.m, q.n, q.batch, dtype == DType::F32, sms),
         };
+        let tma_plan = if tma { plan::skinny_tma_plan(q.m, q.n, q.k, q.batch, dtype.size() as i64, sms, ranks) } else { None };
         if let Some(plan) = plan::skinny_plan(q.m, q.n, q.k, q.batch, sms, ranks) {
-            if skinny::launch(&q, dtype, plan, tma, device, stream)? {
+            if skinny::launch(&q, dtype, plan, tma_plan, device, stream)? {
                 return Ok(());
             }
         }

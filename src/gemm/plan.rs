@@ -550,7 +550,7 @@ pub(crate) fn skinny_smem(mt: i64) -> u32 {
 }
 
 /// Whether a skinny product streams through the TMA build (one block per
-/// 64-column strip and batch, no K split): from 64 strips on, where
+/// 64-column strip and batch, and per K range: `skinny_tma_plan`): from 64 strips on, where
 /// cuBLAS's decode kernels run 64 to 128 blocks the same way. On the H100
 /// (bench/explore/skinny/README.md, run 8) 16-bit weights ran 1.03 to 1.14
 /// times as fast as on the register build with the L2 clean and 0.99 to
@@ -564,6 +564,28 @@ pub(crate) fn skinny_smem(mt: i64) -> u32 {
 pub(crate) fn skinny_tma(m: i64, n: i64, batch: i64, f32: bool, sms: i64) -> bool {
     let strips = cdiv(n, SKINNY_NW) * batch.min(65_535);
     strips >= 64 && (!f32 || m == 1 || strips >= sms)
+}
+
+/// The streaming build's plan: as `skinny_plan`'s, but its cluster split
+/// takes whole stages (128 bytes of K: TMA fills only K's end with zeros,
+/// so no block's boxes may reach into the next block's range) and the
+/// largest cluster, up to 4, whose blocks still fit the SMs (`strips *
+/// ranks <= sms`) with at least 8 stages each. One block per strip left
+/// half the SMs idle at N = 4096 (64 strips; on the H200 M = 1 bf16
+/// streamed 2.2 TB/s there, against 3.1 on 14336 x 4096's 224 strips).
+/// `forced_ranks` overrides (rounded up to a size the kernel takes).
+pub(crate) fn skinny_tma_plan(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, forced_ranks: Option<i64>) -> Option<SkinnyPlan> {
+    if !(1..=SKINNY_MAX_M).contains(&m) || k < 1 {
+        return None;
+    }
+    let bk = 128 / elem;
+    let strips = cdiv(n, SKINNY_NW) * batch.min(65_535);
+    let ranks = match forced_ranks {
+        Some(r) => *SKINNY_CLUSTERS.iter().find(|&&c| c >= r).unwrap_or(&SKINNY_CLUSTERS[SKINNY_CLUSTERS.len() - 1]),
+        None => SKINNY_CLUSTERS.iter().copied().filter(|&c| c <= 4 && (c == 1 || (strips * c <= sms && k / c >= 8 * bk))).last().unwrap_or(1),
+    };
+    let k_chunk = cdiv(cdiv(k, ranks), bk) * bk;
+    Some(SkinnyPlan { ranks, k_chunk, mt: cdiv(m, 8) })
 }
 
 /// Shared memory of a streaming skinny launch (kernels/gemm_skinny.cu
@@ -823,6 +845,22 @@ mod tests {
         assert!(tiny(16, 16, 16, 1, 2) && tiny(128, 128, 64, 1, 2) && tiny(128, 128, 16, 4, 2));
         assert!(!tiny(128, 128, 64, 4, 2) && !tiny(64, 64, 128, 1, 2) && !tiny(1, 4096, 4096, 1, 2));
         assert!(!tiny(i64::MAX, 2, 1, 1, 2));
+    }
+
+    #[test]
+    fn streaming_skinny_plans_split_k_into_whole_stages() {
+        // 64 strips: two K ranges (128 blocks); 224 strips: one.
+        assert_eq!(skinny_tma_plan(1, 4096, 4096, 1, 2, SMS, None).unwrap(), SkinnyPlan { ranks: 2, k_chunk: 2048, mt: 1 });
+        assert_eq!(skinny_tma_plan(16, 14336, 4096, 1, 2, SMS, None).unwrap().ranks, 1);
+        // Ranges of whole stages: 64 k (16-bit), 32 (float32).
+        assert_eq!(skinny_tma_plan(1, 4096, 4100, 1, 2, SMS, None).unwrap().k_chunk, 2112);
+        assert_eq!(skinny_tma_plan(9, 4096, 4100, 1, 4, SMS, None).unwrap(), SkinnyPlan { ranks: 2, k_chunk: 2080, mt: 2 });
+        // 32 strips: four ranges, if each keeps 8 stages.
+        assert_eq!(skinny_tma_plan(1, 2048, 4096, 1, 2, SMS, None).unwrap().ranks, 4);
+        assert_eq!(skinny_tma_plan(1, 2048, 1000, 1, 2, SMS, None).unwrap().ranks, 1);
+        // Forced sizes round up to a cluster the kernel takes.
+        assert_eq!(skinny_tma_plan(1, 14336, 4096, 1, 2, SMS, Some(3)).unwrap().ranks, 4);
+        assert!(skinny_tma_plan(17, 4096, 4096, 1, 2, SMS, None).is_none());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! streamed once with many 16-byte loads in flight; K split across the
 //! blocks of a thread-block cluster, reduced through distributed shared
 //! memory in the same launch. Its streaming build (`tma`) takes the
-//! weights and x through TMA instead, whole K per block.
+//! weights and x through TMA instead.
 
 use super::pack::{self, Operand};
 use super::plan::{cdiv, operand_layout, skinny_tma_smem, Layout, SkinnyPlan};
@@ -38,11 +38,11 @@ struct SkinnyParams {
 /// Runs `q` (at most 16 rows) on the skinny kernel: a = x, b = the weights,
 /// read in place whatever their row alignment (element loads when rows are
 /// not 16-byte aligned); x is copied to aligned K-major rows first if it
-/// is not already (it is small). With `tma`, weights whose rows and start
-/// are 16-byte aligned go through the streaming build (the others through
-/// `plan`). Returns `false` (nothing queued) when b has no unit
+/// is not already (it is small). With `tma` (its plan), weights whose rows
+/// and start are 16-byte aligned go through the streaming build (the others
+/// through `plan`). Returns `false` (nothing queued) when b has no unit
 /// stride.
-pub(crate) fn launch(q: &GemmParams, dtype: DType, plan: SkinnyPlan, tma: bool, device: usize, stream: usize) -> Result<bool> {
+pub(crate) fn launch(q: &GemmParams, dtype: DType, plan: SkinnyPlan, tma: Option<SkinnyPlan>, device: usize, stream: usize) -> Result<bool> {
     let elem = dtype.size() as i64;
     let w_layout = operand_layout(q.b as usize, q.batch, q.n, q.k, q.sbb, q.sbn, q.sbk, elem);
     let (w_k, vec, sw) = match w_layout {
@@ -87,8 +87,8 @@ pub(crate) fn launch(q: &GemmParams, dtype: DType, plan: SkinnyPlan, tma: bool, 
         && tma_readable(p.sxm, p.k, p.sxb, p.m * p.sxm, p.batch, elem);
     let ring = (cdiv(p.k, 128 / elem) + 1).saturating_mul(cdiv(p.batch, 65_535));
     let fits_i32 = [p.k + 64, p.n + 64, p.batch, ring].iter().all(|&v| v <= i32::MAX as i64);
-    if tma && vec && tma_strides && fits_i32 {
-        launch_tma(&p, dtype, w_k, plan.mt, device, stream)?;
+    if let Some(tp) = tma.filter(|_| vec && tma_strides && fits_i32) {
+        launch_tma(&SkinnyParams { k_chunk: tp.k_chunk, ..p }, dtype, w_k, tp, device, stream)?;
         return Ok(true);
     }
     let kernel = &SKINNY_KERNELS[dtype_index(dtype)][!w_k as usize][!vec as usize][(plan.mt - 1).clamp(0, 1) as usize];
@@ -115,8 +115,10 @@ fn dtype_index(dtype: DType) -> usize {
 /// 128-byte swizzle atom wide (64 k of 16-bit types, 32 of float32): the
 /// weights by the strip's 64 n (K-major) or 64 k by 64 n (N-major, 16-bit)
 /// or 32 k by 32 n (N-major float32, two boxes per stage); x by the m
-/// blocks' rows. One block per 64-column strip and batch, whole K per block.
-fn launch_tma(p: &SkinnyParams, dtype: DType, w_k: bool, mt: i64, device: usize, stream: usize) -> Result<()> {
+/// blocks' rows. One block per 64-column strip, batch and K range (a
+/// cluster of `plan.ranks` along y, `p.k_chunk` each).
+fn launch_tma(p: &SkinnyParams, dtype: DType, w_k: bool, plan: SkinnyPlan, device: usize, stream: usize) -> Result<()> {
+    let mt = plan.mt;
     let es = dtype.size() as u64;
     let (m, n, k, batch) = (p.m as u64, p.n as u64, p.k as u64, p.batch as u64);
     // Byte stride of a dimension: TMA wants multiples of 16, and a
@@ -135,8 +137,9 @@ fn launch_tma(p: &SkinnyParams, dtype: DType, w_k: bool, mt: i64, device: usize,
     let kernel = &SKINNY_TMA_KERNELS[dtype_index(dtype)][!w_k as usize][(mt - 1).clamp(0, 1) as usize];
     let smem = skinny_tma_smem(mt);
     let f = kernel.function_smem(device, smem)?;
-    let grid = (cdiv(p.n, SKINNY_NW) as u32, 1, p.batch.clamp(1, 65_535) as u32);
+    let grid = (cdiv(p.n, SKINNY_NW) as u32, plan.ranks as u32, p.batch.clamp(1, 65_535) as u32);
     let block = ((SKINNY_TMA_CW as u32 + 1) * 32, 1, 1);
     let mut params = [cuda::arg(&tm_w), cuda::arg(&tm_x), cuda::arg(p)];
-    cuda::launch_with(f, grid, block, smem, stream, cuda::LaunchOpts { cluster: (1, 1, 1), after_previous: false }, &mut params)
+    let opts = cuda::LaunchOpts { cluster: (1, plan.ranks as u32, 1), after_previous: false };
+    cuda::launch_with(f, grid, block, smem, stream, opts, &mut params)
 }

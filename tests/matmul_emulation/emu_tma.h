@@ -20,13 +20,14 @@ inline CUtensorMap emu_tensor_map(const void* base, uint64_t d0, uint64_t d1, ui
   return m;
 }
 struct EmuBar { int expected = 0, pending = 0; long tx = 0; unsigned phase = 0; bool init = false; };
-inline EmuBar emu_bars[64];
+inline EmuBar emu_bars[16][64];
 inline long emu_progress = 0;
 inline EmuBar& bar_at(uint32_t addr) {
   // A kernel's barriers are contiguous (fewer than 64; where depends on the
-  // kernel's tile and type), and reset at each block: index them by address.
+  // kernel's tile and type), and reset at each block: index them by address,
+  // per block of a cluster (each has its own shared memory).
   if (addr % 8) { fprintf(stderr, "misaligned mbarrier\n"); abort(); }
-  return emu_bars[(addr / 8) % 64];
+  return emu_bars[emu::cur->slot % 16][(addr / 8) % 64];
 }
 inline void bar_check(EmuBar& b) {
   if (b.pending == 0 && b.tx == 0) { b.phase++; b.pending = b.expected; }

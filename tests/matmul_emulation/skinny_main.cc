@@ -123,13 +123,14 @@ void skinny_case(bool w_k, bool aligned, int ranks, int batch, int M, int K, int
 // src/gemm/skinny.rs `launch_tma` builds them (boxes one 128-byte swizzle
 // atom wide: 64 k of 16-bit types, 32 of float32, whose N-major weights
 // come as two boxes of 32 n); `gz` blocks along z (fewer than `batch`: a
-// block runs several batches, its ring going on).
+// block runs several batches, its ring going on); `ranks` blocks per
+// cluster, each a K range of whole stages (src/gemm/plan.rs skinny_tma_plan).
 using SkinnyTmaKern = void (*)(const CUtensorMap, const CUtensorMap, const SkinnyParams);
 #define SKT(dt) {{mm_skinny_tma_##dt##_k_m1, mm_skinny_tma_##dt##_k_m2}, {mm_skinny_tma_##dt##_n_m1, mm_skinny_tma_##dt##_n_m2}}
 static const SkinnyTmaKern skinny_tma_f16[2][2] = SKT(f16), skinny_tma_bf16[2][2] = SKT(bf16), skinny_tma_f32[2][2] = SKT(f32);
 template <class T>
-void skinny_tma_case(bool w_k, int batch, int M, int K, int N, unsigned gz, bool tout = false) {
-  std::mt19937 rng(M * 37 + K * 5 + N + batch); std::normal_distribution<float> nd;
+void skinny_tma_case(bool w_k, int batch, int M, int K, int N, unsigned gz, bool tout = false, int ranks = 1) {
+  std::mt19937 rng(M * 37 + K * 5 + N + batch + ranks); std::normal_distribution<float> nd;
   const uint64_t es = sizeof(T), vec = 16 / es;
   const int64_t sxm = (K + vec - 1) / vec * vec, sxb = M * sxm;
   const int64_t inner = w_k ? K : N, outer = w_k ? N : K;
@@ -138,7 +139,9 @@ void skinny_tma_case(bool w_k, int batch, int M, int K, int N, unsigned gz, bool
   for (auto& v : X) v = fromf<T>(nd(rng)); for (auto& v : W) v = fromf<T>(nd(rng));
   SkinnyParams p{};
   p.x = X.data(); p.w = W.data(); p.c = C.data(); p.M = M; p.N = N; p.K = K; p.sxm = sxm; p.sxb = sxb; p.sw = sw; p.swb = swb;
-  p.scm = tout ? 1 : N; p.scn = tout ? M : 1; p.scb = (int64_t)M * N; p.batch = batch; p.k_chunk = K;
+  p.scm = tout ? 1 : N; p.scn = tout ? M : 1; p.scb = (int64_t)M * N; p.batch = batch;
+  const int64_t bk = 128 / (int64_t)sizeof(T);
+  p.k_chunk = ((K + ranks - 1) / ranks + bk - 1) / bk * bk;
   const int mt = (M + 7) / 8;
   // skinny.rs: a dimension of one element (or batch) gets a stride spanning the data before it.
   auto stride = [&](int64_t s, uint64_t len, uint64_t span) { return len <= 1 ? (span * es + 15) / 16 * 16 : (uint64_t)s * es; };
@@ -155,10 +158,10 @@ void skinny_tma_case(bool w_k, int batch, int M, int K, int N, unsigned gz, bool
   // src/gemm/plan.rs skinny_tma_smem
   const size_t stage = 128 * MYNS_SKINNY_NW + mt * 8 * 128;
   const size_t smem = MYNS_SKINNY_TMA_CW * mt * 8 * MYNS_SKINNY_NW * 4 + 1024 + MYNS_SKINNY_TMA_STAGES * (stage + 16);
-  launch([&] { k(tw, tx, p); }, {(unsigned)((N + 63) / 64), 1, gz}, {(MYNS_SKINNY_TMA_CW + 1) * 32, 1, 1}, 1, smem / 4);
+  launch([&] { k(tw, tx, p); }, {(unsigned)((N + 63) / 64), (unsigned)ranks, gz}, {(MYNS_SKINNY_TMA_CW + 1) * 32, 1, 1}, ranks, smem / 4);
   const int bad = count_bad(X, sxb, sxm, W.data(), sw, swb, w_k, C, batch, M, K, N, tout);
   ++cases;
-  printf("skinny_tma %s %c b%d (%u blocks along z) %dx%dx%d%s: %s\n", type_name<T>(), w_k ? 'k' : 'n', batch, gz, M, K, N, tout ? " c^T" : "", bad ? "FAIL" : "ok");
+  printf("skinny_tma %s %c ranks %d b%d (%u blocks along z) %dx%dx%d%s: %s\n", type_name<T>(), w_k ? 'k' : 'n', ranks, batch, gz, M, K, N, tout ? " c^T" : "", bad ? "FAIL" : "ok");
   if (bad) ++fails;
   fflush(stdout);
 }
@@ -242,6 +245,17 @@ int main(int argc, char** argv) {
   skinny_tma_case<float>(true, 3, 3, 1030, 100, 2);
   skinny_tma_case<float>(false, 1, 16, 1, 64, 1);
   skinny_tma_case<float>(false, 2, 1, 600, 96, 1);
+  // Clusters of 2 and 4 K ranges, reduced through distributed shared memory:
+  // ranges of whole stages with a short last one (K = 1100: 9 + 9 stages of
+  // 64, or 9 x 4 of 32 minus the edge), ranges with no K at all (K = 100 on
+  // 4 ranks: two of 64 k, then none), batches, both layouts, M edges.
+  skinny_tma_case<__nv_bfloat16>(true, 1, 1, 1100, 130, 1, false, 2);
+  skinny_tma_case<__nv_bfloat16>(false, 1, 9, 1100, 70, 1, false, 2);
+  skinny_tma_case<__half>(true, 3, 16, 2100, 64, 2, true, 4);
+  skinny_tma_case<__nv_bfloat16>(false, 1, 3, 100, 64, 1, false, 4);
+  skinny_tma_case<float>(true, 1, 1, 1100, 130, 1, false, 2);
+  skinny_tma_case<float>(false, 1, 16, 1100, 96, 1, false, 4);
+  skinny_tma_case<float>(true, 2, 5, 100, 64, 1, true, 4);
   // Staging copies: misaligned rows (odd stride and start), both 16-bit types
   // and float32 (with TF32 rounding); a gather from a transposed, strided source.
   pack_case<__nv_bfloat16>(true, 1, 37, 45, 0, 45, 1, 1, false);
