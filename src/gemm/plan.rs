@@ -582,7 +582,7 @@ pub(crate) fn skinny_tma_plan(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms
     let strips = cdiv(n, SKINNY_NW) * batch.min(65_535);
     let ranks = match forced_ranks {
         Some(r) => *SKINNY_CLUSTERS.iter().find(|&&c| c >= r).unwrap_or(&SKINNY_CLUSTERS[SKINNY_CLUSTERS.len() - 1]),
-        None => SKINNY_CLUSTERS.iter().copied().filter(|&c| c <= 4 && (c == 1 || (strips * c <= sms && k / c >= 8 * bk))).next_back().unwrap_or(1),
+        None => SKINNY_CLUSTERS.iter().copied().rfind(|&c| c <= 4 && (c == 1 || (strips * c <= sms && k / c >= 8 * bk))).unwrap_or(1),
     };
     let k_chunk = cdiv(cdiv(k, ranks), bk) * bk;
     Some(SkinnyPlan { ranks, k_chunk, mt: cdiv(m, 8) })
