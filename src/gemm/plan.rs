@@ -557,22 +557,28 @@ pub(crate) fn skinny_smem(mt: i64) -> u32 {
 /// 1.05 times after do_bench's dirty-L2 flush, from N = 4096 (64 strips) to
 /// LM heads. Fewer strips would leave SMs idle without the register build's
 /// cluster split of K. float32's FFMA consumers do M multiply-adds per
-/// weight, so with fewer strips than SMs it streams only at M = 1
-/// (`bench/explore/matmul-variants-h100-f32decode-da38d07.log`: against
-/// 4096 x 4096, M = 1 1.04-1.09x the register build, M = 8 0.47x, M = 16
-/// 0.84x; M = 16 against 4096 x 14336, 224 strips, 1.27x).
+/// weight, so with fewer strips than SMs it streams at M = 1, and at M = 9
+/// to 16 where `skinny_tma_plan` splits K over two blocks per strip
+/// (`bench/explore/matmul-variants-h100-f32decode-da38d07.log`, unsplit:
+/// against 4096 x 4096, M = 1 1.04-1.09x the register build, M = 8 0.47x,
+/// M = 16 0.84x; M = 16 against 4096 x 14336, 224 strips, 1.27x. On the
+/// H200, split: M = 16 1.31x, M = 8 0.74x).
 pub(crate) fn skinny_tma(m: i64, n: i64, batch: i64, f32: bool, sms: i64) -> bool {
     let strips = cdiv(n, SKINNY_NW) * batch.min(65_535);
-    strips >= 64 && (!f32 || m == 1 || strips >= sms)
+    strips >= 64 && (!f32 || m == 1 || strips >= sms || (m > 8 && 2 * strips <= sms))
 }
 
-/// The streaming build's plan: as `skinny_plan`'s, but its cluster split
-/// takes whole stages (128 bytes of K: TMA fills only K's end with zeros,
-/// so no block's boxes may reach into the next block's range) and the
-/// largest cluster, up to 4, whose blocks still fit the SMs (`strips *
-/// ranks <= sms`) with at least 8 stages each. One block per strip left
-/// half the SMs idle at N = 4096 (64 strips; on the H200 M = 1 bf16
-/// streamed 2.2 TB/s there, against 3.1 on 14336 x 4096's 224 strips).
+/// The streaming build's plan: K split over a cluster of 2 blocks for
+/// float32 where the strips leave half the SMs idle (`2 strips <= sms`,
+/// at least 8 stages per block), else one block per strip. float32's FFMA
+/// consumers, not the stream, limit it there: on the H200 against 4096 x
+/// 4096 (64 strips), M = 16 ran at 2.27 TB/s split against 1.74 on the
+/// register build, M = 1 at 2.73 against 2.62 unsplit; a split of 16-bit
+/// weights, whose mma consumers keep up, lost 3-12% (bf16 M = 1 1.90-1.97
+/// against 2.22), and 4 blocks lost everywhere
+/// (`bench/explore/matmul-variants-h200-skinny-split.log`). A range is a
+/// whole number of stages (128 bytes of K): TMA fills only K's end with
+/// zeros, so no block's boxes may reach into the next block's range.
 /// `forced_ranks` overrides (rounded up to a size the kernel takes).
 pub(crate) fn skinny_tma_plan(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, forced_ranks: Option<i64>) -> Option<SkinnyPlan> {
     if !(1..=SKINNY_MAX_M).contains(&m) || k < 1 {
@@ -582,7 +588,8 @@ pub(crate) fn skinny_tma_plan(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms
     let strips = cdiv(n, SKINNY_NW) * batch.min(65_535);
     let ranks = match forced_ranks {
         Some(r) => *SKINNY_CLUSTERS.iter().find(|&&c| c >= r).unwrap_or(&SKINNY_CLUSTERS[SKINNY_CLUSTERS.len() - 1]),
-        None => SKINNY_CLUSTERS.iter().copied().rfind(|&c| c <= 4 && (c == 1 || (strips * c <= sms && k / c >= 8 * bk))).unwrap_or(1),
+        None if elem == 4 && 2 * strips <= sms && k / 2 >= 8 * bk => 2,
+        None => 1,
     };
     let k_chunk = cdiv(cdiv(k, ranks), bk) * bk;
     Some(SkinnyPlan { ranks, k_chunk, mt: cdiv(m, 8) })
@@ -849,15 +856,16 @@ mod tests {
 
     #[test]
     fn streaming_skinny_plans_split_k_into_whole_stages() {
-        // 64 strips: two K ranges (128 blocks); 224 strips: one.
-        assert_eq!(skinny_tma_plan(1, 4096, 4096, 1, 2, SMS, None).unwrap(), SkinnyPlan { ranks: 2, k_chunk: 2048, mt: 1 });
-        assert_eq!(skinny_tma_plan(16, 14336, 4096, 1, 2, SMS, None).unwrap().ranks, 1);
-        // Ranges of whole stages: 64 k (16-bit), 32 (float32).
-        assert_eq!(skinny_tma_plan(1, 4096, 4100, 1, 2, SMS, None).unwrap().k_chunk, 2112);
+        // float32 on 64 strips: two K ranges (128 blocks); 224 strips, or
+        // 16-bit weights: one.
+        assert_eq!(skinny_tma_plan(1, 4096, 4096, 1, 4, SMS, None).unwrap(), SkinnyPlan { ranks: 2, k_chunk: 2048, mt: 1 });
+        assert_eq!(skinny_tma_plan(16, 14336, 4096, 1, 4, SMS, None).unwrap().ranks, 1);
+        assert_eq!(skinny_tma_plan(1, 4096, 4096, 1, 2, SMS, None).unwrap(), SkinnyPlan { ranks: 1, k_chunk: 4096, mt: 1 });
+        // Ranges of whole stages: 32 k for float32, 64 for 16-bit (forced).
         assert_eq!(skinny_tma_plan(9, 4096, 4100, 1, 4, SMS, None).unwrap(), SkinnyPlan { ranks: 2, k_chunk: 2080, mt: 2 });
-        // 32 strips: four ranges, if each keeps 8 stages.
-        assert_eq!(skinny_tma_plan(1, 2048, 4096, 1, 2, SMS, None).unwrap().ranks, 4);
-        assert_eq!(skinny_tma_plan(1, 2048, 1000, 1, 2, SMS, None).unwrap().ranks, 1);
+        assert_eq!(skinny_tma_plan(1, 4096, 4100, 1, 2, SMS, Some(2)).unwrap().k_chunk, 2112);
+        // Each range keeps 8 stages.
+        assert_eq!(skinny_tma_plan(1, 4096, 500, 1, 4, SMS, None).unwrap().ranks, 1);
         // Forced sizes round up to a cluster the kernel takes.
         assert_eq!(skinny_tma_plan(1, 14336, 4096, 1, 2, SMS, Some(3)).unwrap().ranks, 4);
         assert!(skinny_tma_plan(17, 4096, 4096, 1, 2, SMS, None).is_none());
@@ -881,7 +889,8 @@ mod tests {
         assert!(!skinny_tma(1, 4032, 1, false, SMS) && !skinny_tma(1, 64, 63, false, SMS));
         // float32: M = 1, or strips enough for every SM.
         assert!(skinny_tma(1, 4096, 1, true, SMS) && skinny_tma(16, 14336, 1, true, SMS));
-        assert!(!skinny_tma(2, 4096, 1, true, SMS) && !skinny_tma(16, 4096, 1, true, SMS));
+        assert!(!skinny_tma(2, 4096, 1, true, SMS) && !skinny_tma(8, 4096, 1, true, SMS) && skinny_tma(16, 4096, 1, true, SMS));
+        assert!(!skinny_tma(16, 6400, 1, true, SMS)); // 100 strips: no room to split, FFMA-bound at 16 rows
         for mt in [1, 2] {
             assert!(skinny_tma_smem(mt) <= 227 * 1024);
         }
