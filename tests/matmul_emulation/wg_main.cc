@@ -29,7 +29,7 @@ static void launch(WgKern k, unsigned gx, unsigned gz, const CUtensorMap& a, con
       emu::block_idx = {x, 0, z};
       memset(myns::sm90::smem_raw, 0xFF, sizeof myns::sm90::smem_raw);
       emu::bar_count = 0;
-      for (auto& b : myns::emu_bars) b = {};
+      for (auto& row : myns::emu_bars) for (auto& b : row) b = {};
       for (int t = 0; t < threads; ++t) {
         auto& f = fibers[t];
         f.done = false; f.tid = {(unsigned)t, 0, 0}; f.bid = emu::block_idx; f.slot = 0; f.stack.resize(512 * 1024);
