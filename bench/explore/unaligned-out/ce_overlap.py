@@ -11,7 +11,10 @@ chunk's product waits only for its own copy. Prints per variant the median
 wall time of a call sequence (CUDA events, `--rounds` interleaved rounds of
 `--calls` calls).
 
-    python bench/explore/ce_overlap.py [--rounds 5] [--calls 10]
+    python bench/explore/unaligned-out/ce_overlap.py [--rounds 5] [--calls 10]
+
+Result (H200, library of e669e54): ce-overlap-h200-e669e54.log; see
+bench/explore/README.md (unaligned-out/).
 """
 
 import argparse
