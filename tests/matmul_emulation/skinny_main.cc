@@ -246,9 +246,10 @@ int main(int argc, char** argv) {
   skinny_tma_case<float>(false, 1, 16, 1, 64, 1);
   skinny_tma_case<float>(false, 2, 1, 600, 96, 1);
   // Clusters of 2 and 4 K ranges, reduced through distributed shared memory:
-  // ranges of whole stages with a short last one (K = 1100: 9 + 9 stages of
-  // 64, or 9 x 4 of 32 minus the edge), ranges with no K at all (K = 100 on
-  // 4 ranks: two of 64 k, then none), batches, both layouts, M edges.
+  // ranges of whole stages with a short last one (K = 1100 in 2 ranges of 9
+  // stages of 64 k, or 4 of 9 stages of 32 k, the last short), ranges with
+  // no K at all (K = 100 on 4 ranks: 64 and 36 k of 16-bit types, then
+  // none), batches, both layouts, M edges.
   skinny_tma_case<__nv_bfloat16>(true, 1, 1, 1100, 130, 1, false, 2);
   skinny_tma_case<__nv_bfloat16>(false, 1, 9, 1100, 70, 1, false, 2);
   skinny_tma_case<__half>(true, 3, 16, 2100, 64, 2, true, 4);

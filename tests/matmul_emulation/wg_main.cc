@@ -13,8 +13,8 @@ inline unsigned char* emu_window() { return sm90::smem_raw; }
 #include <string>
 
 // Blocks run one at a time, outside clusters, storing from registers
-// (tma_store 0) or through shared memory, copied out by the warps (2): cluster pairs
-// and TMA stores are not emulated (emu_wg.h).
+// (tma_store 0) or through shared memory, copied out by the warps (2):
+// cluster pairs and TMA stores are not emulated (emu_wg.h).
 using WgKern = void (*)(const CUtensorMap, const CUtensorMap, const CUtensorMap, const GemmParams);
 static WgKern g_k; static CUtensorMap g_a, g_b; static GemmParams g_p;
 static void fiber_main() { g_k(g_a, g_b, g_a, g_p); emu::cur->done = true; }
@@ -225,8 +225,9 @@ int main(int argc, char** argv) {
   // tile stores it as an unsplit tile is stored), three persistent blocks.
   run_case<__nv_bfloat16>(192, false, true, true, 1, 130, 520, 2 * 192 + 13, ubf, 0, 3, 3, 2, 1);
   run_case<__half>(64, false, false, false, 2, 70, 300, 131, uh, 0, 5, 3, 2, 0);
-  // Outputs copied out of shared memory by the warps (rows TMA cannot address): odd N, so rows
-  // start at every offset from a 16-byte boundary; starts off a boundary;
+  // Outputs copied out of shared memory by the warps (rows TMA cannot
+  // address): odd N, so rows start at every offset from a 16-byte boundary;
+  // starts off a boundary;
   // partial pieces at both ends of a row and at the right edge; batches;
   // every width.
   for (int bn : {256, 192, 128, 64}) {
