@@ -246,8 +246,8 @@ int main(int argc, char** argv) {
   skinny_tma_case<float>(false, 1, 16, 1, 64, 1);
   skinny_tma_case<float>(false, 2, 1, 600, 96, 1);
   // Clusters of 2 and 4 K ranges, reduced through distributed shared memory:
-  // ranges of whole stages with a short last one (K = 1100 in 2 ranges of 9
-  // stages of 64 k, or 4 of 9 stages of 32 k, the last short), ranges with
+  // ranges of whole stages with a short last one (K = 1100: 2 ranges of 9
+  // stages of 64 k or of 18 of 32 k; 4 ranges of 9 stages of 32 k), ranges with
   // no K at all (K = 100 on 4 ranks: 64 and 36 k of 16-bit types, then
   // none), batches, both layouts, M edges.
   skinny_tma_case<__nv_bfloat16>(true, 1, 1, 1100, 130, 1, false, 2);
