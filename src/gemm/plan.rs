@@ -518,6 +518,18 @@ pub(crate) fn tiny(m: i64, n: i64, k: i64, batch: i64, elem: i64) -> bool {
     outputs <= 65_536 && k <= max_k
 }
 
+/// The skinny kernel's blocks per K range: a 64-column strip of n per
+/// batch (the grid's z covers at most 65535 batches; blocks loop over more).
+fn skinny_strips(n: i64, batch: i64) -> i64 {
+    cdiv(n, SKINNY_NW) * batch.min(65_535)
+}
+
+/// The smallest cluster size the skinny kernels take that is at least `r`
+/// (the largest for more): a forced `skinny/<r>` or `skinny_tma/<r>`.
+fn cluster_at_least(r: i64) -> i64 {
+    *SKINNY_CLUSTERS.iter().find(|&&c| c >= r).unwrap_or(&SKINNY_CLUSTERS[SKINNY_CLUSTERS.len() - 1])
+}
+
 /// The skinny kernel for `m <= 16` rows: the smallest cluster size that
 /// brings the blocks (64-column strips, per batch, times the cluster) to
 /// 0.9 per SM, keeping at least 64 of K per warp (512 per block); else the
@@ -529,10 +541,10 @@ pub(crate) fn skinny_plan(m: i64, n: i64, k: i64, batch: i64, sms: i64, forced_r
     if !(1..=SKINNY_MAX_M).contains(&m) || k < 1 {
         return None;
     }
-    let strips = cdiv(n, SKINNY_NW) * batch.min(65_535);
+    let strips = skinny_strips(n, batch);
     let target = cdiv(9 * sms, 10);
     let ranks = match forced_ranks {
-        Some(r) => *SKINNY_CLUSTERS.iter().find(|&&c| c >= r).unwrap_or(&SKINNY_CLUSTERS[SKINNY_CLUSTERS.len() - 1]),
+        Some(r) => cluster_at_least(r),
         None => SKINNY_CLUSTERS
             .iter()
             .copied()
@@ -564,7 +576,7 @@ pub(crate) fn skinny_smem(mt: i64) -> u32 {
 /// M = 16 0.84x; M = 16 against 4096 x 14336, 224 strips, 1.27x. On the
 /// H200, split: M = 16 1.31x, M = 8 0.74x).
 pub(crate) fn skinny_tma(m: i64, n: i64, batch: i64, f32: bool, sms: i64) -> bool {
-    let strips = cdiv(n, SKINNY_NW) * batch.min(65_535);
+    let strips = skinny_strips(n, batch);
     strips >= 64 && (!f32 || m == 1 || strips >= sms || (m > 8 && 2 * strips <= sms))
 }
 
@@ -585,9 +597,9 @@ pub(crate) fn skinny_tma_plan(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms
         return None;
     }
     let bk = 128 / elem;
-    let strips = cdiv(n, SKINNY_NW) * batch.min(65_535);
+    let strips = skinny_strips(n, batch);
     let ranks = match forced_ranks {
-        Some(r) => *SKINNY_CLUSTERS.iter().find(|&&c| c >= r).unwrap_or(&SKINNY_CLUSTERS[SKINNY_CLUSTERS.len() - 1]),
+        Some(r) => cluster_at_least(r),
         None if elem == 4 && 2 * strips <= sms && k / 2 >= 8 * bk => 2,
         None => 1,
     };

@@ -210,10 +210,11 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     // Cooperative 16-bit tiles stage a plain unit-stride output in shared
     // memory, then store it with TMA (1) where its rows are 16-byte aligned,
     // else (2) each row shifted to its global alignment, copied out by the
-    // warps in 16-byte vectors (on the H100 an odd pitch stored from
-    // registers, two bytes at a time, cost N = 4095 a quarter of its aligned
-    // neighbour's throughput; the warps copying it out two bytes at a time,
-    // a sixth; a bulk copy per row, a tenth).
+    // warps in 16-byte vectors. (N = 4095 against its aligned neighbour on
+    // the H100: 0.72 stored from registers two bytes at a time, 0.80 with
+    // the warps copying two bytes at a time, 0.85 with a bulk copy per row;
+    // on the H200 the vectors cut the kernel's extra time from 17.0 to 13.3
+    // us: bench/explore/unaligned-out/.)
     let out_ok = |s: i64| (s * dtype.size() as i64) % 16 == 0;
     let tma_ok = out_ok(q.scm) && (q.batch == 1 || out_ok(q.scb)) && q.c.is_multiple_of(16);
     // Accumulating, staged only where TMA stores the whole tile (1), with its
