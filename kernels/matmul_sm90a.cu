@@ -195,6 +195,13 @@ __device__ __forceinline__ uint64_t make_desc(uint32_t addr, uint32_t lbo, uint3
   d |= 1ull << 62;
   return d;
 }
+// `d` with its start address moved on by `units` of 16 bytes. The address
+// field holds address / 16 in the low bits, and shared addresses stay below
+// 2^18, so the sum never carries out of it: each stage and k-step costs the
+// consumers one 32-bit add, not a rebuilt descriptor.
+__device__ __forceinline__ uint64_t desc_add(uint64_t d, uint32_t units) {
+  return (d & 0xFFFFFFFF00000000ull) | static_cast<uint32_t>(static_cast<uint32_t>(d) + units);
+}
 
 // wgmma m64nNk16 (half types) or m64nNk8 (tf32), N in {64, 128, 192, 256}: both
 // operands from shared memory through descriptors, N / 2 float accumulators
@@ -450,6 +457,19 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     // cover 8 of the 16-byte chunks of a line). The epilogue uses the same map.
     const int pr = cw * 64 + (warp >> 1) * 32 + (warp & 1) * 8 + (g & 1) * 2 + (g & 2) * 8 + (g >> 2) * 4;
     const uint32_t a_off = (pr >> 5) * (BK * 128) + (pr & 3) * 4, a_chunk = (pr & 31) >> 2;
+    // Descriptors of stage 0's tiles at k-step 0 (A: of each m64 half this
+    // consumer computes); stage s, k-step kk is s * STAGE_BYTES + kk * KSTEP_*
+    // bytes on (desc_add, in 16-byte units). One wgmma k-step (k16, or k8 for
+    // tf32) is 32 bytes along a K-major row, 16 lines of an MN-major (16-bit)
+    // tile; an MN-major tile is stored as 64-wide blocks of BK lines.
+    constexpr uint32_t KSTEP_A = A_K ? 32 : 16 * 128, KSTEP_B = B_K ? 32 : 16 * 128, STAGE_UNITS = STAGE_BYTES / 16;
+    const uint64_t db0 = B_K ? make_desc(b_stage(0), 16, 1024) : make_desc(b_stage(0), BK * 128, 1024);
+    uint64_t da0[MH];
+#pragma unroll
+    for (int h = 0; h < MH; ++h) {
+      const int rows = PP ? h * 64 : cw * 64;  // this m64 half's first row in the tile
+      da0[h] = A_K ? make_desc(a_stage(0) + rows * 128, 16, 1024) : make_desc(a_stage(0) + (rows / 64) * BK * 128, BK * 128, 1024);
+    }
     // One k-tile (4 wgmma k-steps) with A through registers: loads this
     // thread's fragments, rounded to TF32 (to nearest): (pr, k), (pr + 1, k),
     // (pr, k + 4), (pr + 1, k + 4) with k = 8 kk + t4; then issues the wgmmas.
@@ -465,7 +485,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
         }
       wgmma_fence();
 #pragma unroll
-      for (int kk = 0; kk < BK_BYTES / 32; ++kk) WgmmaRS<BN>::run(d, af[kk], make_desc(b_stage(s) + kk * 32, 16, 1024));
+      for (int kk = 0; kk < BK_BYTES / 32; ++kk) WgmmaRS<BN>::run(d, af[kk], desc_add(db0, s * STAGE_UNITS + kk * KSTEP_B / 16));
     };
     // A stage is free once every consuming warp of the cluster says so:
     // lane r of each warp tells block r, in one instruction.
@@ -508,20 +528,12 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           }
         } else {
           wgmma_fence();
+          const uint32_t su = static_cast<uint32_t>(s) * STAGE_UNITS;
 #pragma unroll
           for (int kk = 0; kk < BK_BYTES / 32; ++kk) {
-            // One wgmma k-step (k16, or k8 for tf32) is 32 bytes along a
-            // K-major row, 16 lines of an MN-major (16-bit) tile; an MN-major
-            // tile is stored as 64-wide blocks of BK lines.
-            const uint64_t db = B_K ? make_desc(b_stage(s) + kk * 32, 16, 1024)
-                                    : make_desc(b_stage(s) + kk * 16 * 128, BK * 128, 1024);
+            const uint64_t db = desc_add(db0, su + kk * KSTEP_B / 16);
 #pragma unroll
-            for (int h = 0; h < MH; ++h) {
-              const int rows = PP ? h * 64 : cw * 64;  // this m64 half's first row in the tile
-              const uint64_t da = A_K ? make_desc(a_stage(s) + rows * 128 + kk * 32, 16, 1024)
-                                      : make_desc(a_stage(s) + (rows / 64) * BK * 128 + kk * 16 * 128, BK * 128, 1024);
-              Wgmma<T, BN>::template run<!A_K, !B_K>(d[h], da, db);
-            }
+            for (int h = 0; h < MH; ++h) Wgmma<T, BN>::template run<!A_K, !B_K>(d[h], desc_add(da0[h], su + kk * KSTEP_A / 16), db);
           }
         }
         wgmma_commit();

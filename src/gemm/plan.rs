@@ -221,10 +221,11 @@ pub(crate) struct WgPlan {
 }
 
 /// Most blocks per cluster for `m` rows on tile `t`: pairs wherever there
-/// are two rows of tiles and the B tile splits into halves of 64-column
-/// boxes (128-row tiles only: the 64-row ones are not tested in pairs).
+/// are two rows of tiles. (A K-major B tile splits into halves of its rows;
+/// an N-major one into its 64-column boxes, taken in turn, so that on the
+/// 64-wide tile rank 0 loads the whole box for both.)
 pub(crate) fn wg_cluster(t: &WgTile, m: i64) -> i64 {
-    if t.bm == WG_BM && t.bn >= 128 && cdiv(m, WG_BM) >= 2 {
+    if cdiv(m, t.bm) >= 2 {
         2
     } else {
         1
@@ -429,9 +430,9 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
 }
 
 /// The Hopper plan for a forced name (`wg`, `wg256`, `wgp128`, ...,
-/// optionally ending in `c1` or `c2`: blocks per cluster, which a tile
-/// narrower than 128 or a single row of tiles reduces to 1), or `None` when
-/// the name is not a Hopper tile.
+/// optionally ending in `c1` or `c2`: blocks per cluster, reduced to 1
+/// where the product has a single row of tiles), or `None` when the name
+/// is not a Hopper tile.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn wg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> Option<WgPlan> {
     let (name, cluster) = match (name.strip_suffix("c2"), name.strip_suffix("c1")) {
@@ -823,7 +824,7 @@ mod tests {
         assert_eq!(wg_forced("wgp128c2", Some(3), 4096, 4096, 4096, 1, 2, SMS, KN).map(|p| (p.tile, p.splits, p.cluster)), Some((WGP[0], 3, 2)));
         assert_eq!(wg_forced("wgc2", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(|p| p.cluster), Some(2));
         assert_eq!(wg_forced("wgp128", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(|p| p.cluster), Some(1));
-        assert_eq!(wg_forced("wg64c2", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(|p| p.cluster), Some(1));
+        assert_eq!(wg_forced("wg64c2", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(|p| p.cluster), Some(2));
         assert_eq!(wg_forced("wg256c2", None, 128, 4096, 4096, 1, 2, SMS, KN).map(|p| p.cluster), Some(1));
         assert_eq!(wg_forced("wg256c3", None, 4096, 4096, 4096, 1, 2, SMS, KN), None);
         assert_eq!(wg_forced("wg64", None, 512, 512, 512, 1, 2, SMS, KN).map(|p| p.tile.bn), Some(64));
@@ -831,9 +832,12 @@ mod tests {
         assert_eq!(wg_forced("128", None, 512, 512, 512, 1, 2, SMS, KN), None);
         // The tiles fit the H100's shared memory and the 64-wide MN-major boxes.
         assert!(WG.iter().chain(WGP.iter()).chain(WGH.iter()).all(|t| t.smem(2).max(t.smem(4)) <= 227 * 1024 && t.bn % 64 == 0));
-        // 64-row tiles: named `wgh`, ping-pong, alone (no pairs), no TF32 kernels.
+        // 64-row tiles: named `wgh`, ping-pong, in pairs only when forced, no TF32 kernels.
         assert_eq!(wg_forced("wgh64", Some(2), 128, 4096, 4096, 1, 2, SMS, KN).map(|p| (p.tile, p.splits, p.cluster)), Some((WGH[1], 2, 1)));
-        assert_eq!(wg_forced("wgh128c2", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(|p| (p.tile, p.cluster)), Some((WGH[0], 1)));
+        assert_eq!(wg_forced("wgh128c2", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(|p| (p.tile, p.cluster)), Some((WGH[0], 2)));
+        // Pairs need two rows of tiles: M = 128 has two of 64 rows, one of 128.
+        assert_eq!(wg_forced("wgh64c2", None, 128, 4096, 4096, 1, 2, SMS, NK).map(|p| (p.tile, p.cluster)), Some((WGH[1], 2)));
+        assert_eq!(wg_forced("wgh64c2", None, 64, 4096, 4096, 1, 2, SMS, NK).map(|p| p.cluster), Some(1));
         assert_eq!(wg_forced("wgh", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(|p| p.tile), Some(WGH[0]));
         assert_eq!(wg_forced("wgh64", None, 4096, 4096, 4096, 1, 4, SMS, NK), None);
         assert_eq!((WGH[0].kind(), WGP[0].kind(), WG[0].kind()), ("wgh", "wgp", "wg"));
