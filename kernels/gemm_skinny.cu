@@ -53,6 +53,16 @@ struct SkinnyParams {
   int64_t beta;           // 1: c += x @ w (old element added before the one rounding)
 };
 
+// The K range [kb, ke) of cluster block `rank` (`p.k_chunk` each: the last
+// one short, any past K empty) and its count of `step`-long steps.
+struct KRange {
+  int64_t kb, ke, steps;
+};
+__device__ __forceinline__ KRange k_range(const SkinnyParams& p, uint32_t rank, int64_t step) {
+  const int64_t kb = rank * p.k_chunk, ke = min(p.K, kb + p.k_chunk);
+  return {kb, ke, ke > kb ? (ke - kb + step - 1) / step : 0};
+}
+
 constexpr int WARPS = MYNS_SKINNY_WARPS, THREADS = WARPS * 32, NW = MYNS_SKINNY_NW;
 static_assert(NW == 64, "the fragment maps below cover 64 columns per warp");
 // The streaming build: TMA_CW consumer warps and one producer warp; TMA_STAGES
@@ -247,10 +257,9 @@ __device__ __forceinline__ void skinny_gemm(const SkinnyParams& p) {
   constexpr int KSTEP = W_K ? 32 : 16, LOADS = W_K ? 8 : 4, U = W_K ? 2 : 4;
   float* red = shared_base();  // [WARPS][MT * 8][NW] partial sums, then [MT * 8][NW]
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
-  const int64_t M = p.M, N = p.N, K = p.K, n0 = blockIdx.x * (int64_t)NW;
+  const int64_t M = p.M, N = p.N, n0 = blockIdx.x * (int64_t)NW;
   const uint32_t rank = cluster_rank(), ranks = cluster_size();
-  const int64_t kb = rank * p.k_chunk, ke = min(K, kb + p.k_chunk);
-  const int64_t steps = ke > kb ? (ke - kb + KSTEP - 1) / KSTEP : 0;
+  const auto [kb, ke, steps] = k_range(p, rank, KSTEP);
 
   for (int64_t z = blockIdx.z; z < p.batch; z += gridDim.z) {
     const T* x = static_cast<const T*>(p.x) + z * p.sxb;
@@ -350,8 +359,8 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
   const int n0 = static_cast<int>(blockIdx.x) * NW;
   const uint32_t rank = cluster_rank(), ranks = cluster_size();
-  const int64_t kb = rank * p.k_chunk, ke = min(p.K, kb + p.k_chunk);
-  const int stages = ke > kb ? static_cast<int>((ke - kb + BK - 1) / BK) : 0;
+  const auto [kb, ke, k_stages] = k_range(p, rank, BK);
+  const int stages = static_cast<int>(k_stages);
   if (tid == 0) {
     for (int s = 0; s < TMA_STAGES; ++s) {
       mbar_init(full(s), 1);
@@ -501,10 +510,9 @@ __device__ __forceinline__ void skinny_f32(const SkinnyParams& p) {
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int ln = W_K ? lane / LK : lane % LN, lk = W_K ? lane % LK : lane / LN;
   const int xr = lane / LK, xk = lane % LK;  // the piece of x this lane loads: row, k group
-  const int64_t M = p.M, N = p.N, K = p.K, n0 = blockIdx.x * (int64_t)NW;
+  const int64_t M = p.M, N = p.N, n0 = blockIdx.x * (int64_t)NW;
   const uint32_t rank = cluster_rank(), ranks = cluster_size();
-  const int64_t kb = rank * p.k_chunk, ke = min(K, kb + p.k_chunk);
-  const int64_t steps = ke > kb ? (ke - kb + KSTEP - 1) / KSTEP : 0;
+  const auto [kb, ke, steps] = k_range(p, rank, KSTEP);
   float* mine = red + warp * (R * NW);
   uint4* xs = reinterpret_cast<uint4*>(mine);  // [U][R][LK]
 
