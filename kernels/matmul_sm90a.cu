@@ -458,17 +458,17 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     const int pr = cw * 64 + (warp >> 1) * 32 + (warp & 1) * 8 + (g & 1) * 2 + (g & 2) * 8 + (g >> 2) * 4;
     const uint32_t a_off = (pr >> 5) * (BK * 128) + (pr & 3) * 4, a_chunk = (pr & 31) >> 2;
     // Descriptors of stage 0's tiles at k-step 0 (A: of each m64 half this
-    // consumer computes); stage s, k-step kk is s * STAGE_BYTES + kk * KSTEP_*
-    // bytes on (desc_add, in 16-byte units). One wgmma k-step (k16, or k8 for
-    // tf32) is 32 bytes along a K-major row, 16 lines of an MN-major (16-bit)
-    // tile; an MN-major tile is stored as 64-wide blocks of BK lines.
-    constexpr uint32_t KSTEP_A = A_K ? 32 : 16 * 128, KSTEP_B = B_K ? 32 : 16 * 128, STAGE_UNITS = STAGE_BYTES / 16;
-    const uint64_t db0 = B_K ? make_desc(b_stage(0), 16, 1024) : make_desc(b_stage(0), BK * 128, 1024);
+    // consumer computes); stage s, k-step kk is s * STAGE_UNITS + kk * KSTEP_*
+    // 16-byte units on (desc_add). One wgmma k-step (k16, or k8 for tf32) is
+    // 32 bytes along a K-major row, 16 lines of an MN-major (16-bit) tile; an
+    // MN-major tile is stored as 64-wide blocks of BK lines (`lbo` apart).
+    constexpr uint32_t KSTEP_A = (A_K ? 32 : 16 * 128) / 16, KSTEP_B = (B_K ? 32 : 16 * 128) / 16, STAGE_UNITS = STAGE_BYTES / 16;
+    const uint64_t db0 = make_desc(b_stage(0), B_K ? 16 : BK * 128, 1024);
     uint64_t da0[MH];
 #pragma unroll
     for (int h = 0; h < MH; ++h) {
       const int rows = PP ? h * 64 : cw * 64;  // this m64 half's first row in the tile
-      da0[h] = A_K ? make_desc(a_stage(0) + rows * 128, 16, 1024) : make_desc(a_stage(0) + (rows / 64) * BK * 128, BK * 128, 1024);
+      da0[h] = make_desc(a_stage(0) + (A_K ? rows * 128 : (rows / 64) * BK * 128), A_K ? 16 : BK * 128, 1024);
     }
     // One k-tile (4 wgmma k-steps) with A through registers: loads this
     // thread's fragments, rounded to TF32 (to nearest): (pr, k), (pr + 1, k),
@@ -485,7 +485,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
         }
       wgmma_fence();
 #pragma unroll
-      for (int kk = 0; kk < BK_BYTES / 32; ++kk) WgmmaRS<BN>::run(d, af[kk], desc_add(db0, s * STAGE_UNITS + kk * KSTEP_B / 16));
+      for (int kk = 0; kk < BK_BYTES / 32; ++kk) WgmmaRS<BN>::run(d, af[kk], desc_add(db0, s * STAGE_UNITS + kk * KSTEP_B));
     };
     // A stage is free once every consuming warp of the cluster says so:
     // lane r of each warp tells block r, in one instruction.
@@ -531,9 +531,9 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           const uint32_t su = static_cast<uint32_t>(s) * STAGE_UNITS;
 #pragma unroll
           for (int kk = 0; kk < BK_BYTES / 32; ++kk) {
-            const uint64_t db = desc_add(db0, su + kk * KSTEP_B / 16);
+            const uint64_t db = desc_add(db0, su + kk * KSTEP_B);
 #pragma unroll
-            for (int h = 0; h < MH; ++h) Wgmma<T, BN>::template run<!A_K, !B_K>(d[h], desc_add(da0[h], su + kk * KSTEP_A / 16), db);
+            for (int h = 0; h < MH; ++h) Wgmma<T, BN>::template run<!A_K, !B_K>(d[h], desc_add(da0[h], su + kk * KSTEP_A), db);
           }
         }
         wgmma_commit();
