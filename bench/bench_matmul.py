@@ -3,7 +3,8 @@
 Classes (each row: MxKxN, or BxMxKxN for bmm):
 - square: 512..8192 in bf16, f16, TF32 and f32 (TF32 off);
 - llm: Llama / Mistral projections with 4096 or 8192 tokens (q/o 4096x4096,
-  k/v 4096x1024, gate/up 4096x14336, down 14336x4096), bf16 and f16;
+  k/v 4096x1024, gate/up 4096x14336, down 14336x4096), bf16 and f16, and
+  TF32 with 4096 tokens;
 - decode: M = 1, 16, 128 against 4096x4096, 4096x14336 and 14336x4096
   weights (row-major, [K, N]), with the weights' GB/s; TF32 and float32
   (TF32 off) against 4096x4096;
@@ -67,10 +68,10 @@ def problems(quick: bool):
         for s in squares:
             P.append(("square", kind, 1, s, s, s, "kn"))
     if not quick:
-        for kind in ["bf16", "f16"]:
+        for kind in ["bf16", "f16", "tf32"]:
             for m in [4096, 8192]:
                 for k, n in [(4096, 4096), (4096, 1024), (4096, 14336), (14336, 4096)]:
-                    if m == 8192 and (k, n) == (4096, 1024):
+                    if m == 8192 and ((k, n) == (4096, 1024) or kind == "tf32"):
                         continue
                     P.append(("llm", kind, 1, m, k, n, "nk"))
     for m in [1, 16, 128]:

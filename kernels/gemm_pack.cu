@@ -1,9 +1,8 @@
 // Staging copies for GEMM operands that the fast kernels cannot read in
 // place (src/gemm/pack.rs decides when): rows whose stride, start or batch
 // stride is not a multiple of 16 bytes (TMA and 16-byte loads need that),
-// layouts that are neither K- nor MN-contiguous, and float32 operands of
-// the Hopper TF32 kernels, whose tensor cores would truncate to TF32 (these
-// copies round to nearest instead).
+// layouts that are neither K- nor MN-contiguous, and float32 operands the
+// Hopper TF32 kernels need K-major.
 //
 // Source element (z, r, c) at src + z * sb + r * sr + c * sc; destination
 // (z, r, c) at dst + (z * rows + r) * ld + c, `ld` a whole number of 16-byte
@@ -13,7 +12,6 @@
 //                                      through aligned 16-byte loads and shifted
 //   gemm_pack_gather_<dt>(PackParams)  any strides: 32 x 32 tiles through shared
 //                                      memory, read along the source's unit stride
-//   gemm_round_flat_f32(src, dst, n4)  contiguous float32 rounded to TF32
 #include "common.cuh"
 
 namespace myns {
@@ -25,15 +23,9 @@ struct PackParams {
   int64_t batch, rows, cols;
   int64_t sb, sr, sc;
   int64_t ld;
-  int64_t round_tf32;  // float32 only: round each element to TF32 (to nearest)
 };
 
 // ---- PTX (replaced by tests/matmul_emulation/emu_pack.h)
-__device__ __forceinline__ float round_tf32(float x) {
-  uint32_t r;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-  return __uint_as_float(r);
-}
 // Lets the stream's next kernel (the product, launched as a programmatic
 // dependent) start its blocks' set-up now; it still waits for this whole
 // kernel before it reads the copy.
@@ -90,14 +82,6 @@ __device__ __forceinline__ void pack_rows(const PackParams& p) {
       const int n = static_cast<int>(min(p.cols - c, (int64_t)VEC));
       const T* src = static_cast<const T*>(p.src) + z * p.sb + r * p.sr + c;
       v = load_shifted(reinterpret_cast<const unsigned char*>(src), n * static_cast<int>(sizeof(T)));
-      if constexpr (sizeof(T) == 4) {
-        if (p.round_tf32) {
-          v.x = __float_as_uint(round_tf32(__uint_as_float(v.x)));
-          v.y = __float_as_uint(round_tf32(__uint_as_float(v.y)));
-          v.z = __float_as_uint(round_tf32(__uint_as_float(v.z)));
-          v.w = __float_as_uint(round_tf32(__uint_as_float(v.w)));
-        }
-      }
     }
     *reinterpret_cast<uint4*>(static_cast<T*>(p.dst) + zr * p.ld + ci * VEC) = v;
   }
@@ -124,13 +108,7 @@ __device__ __forceinline__ void pack_gather(const PackParams& p) {
       }
       __syncthreads();
       for (int i = ty; i < 32; i += 8)
-        if (r0 + i < p.rows && c0 + tx < p.ld) {
-          T v = tile[i][tx];
-          if constexpr (sizeof(T) == 4) {
-            if (p.round_tf32) v = round_tf32(v);
-          }
-          dst[(r0 + i) * p.ld + c0 + tx] = v;
-        }
+        if (r0 + i < p.rows && c0 + tx < p.ld) dst[(r0 + i) * p.ld + c0 + tx] = tile[i][tx];
       __syncthreads();
     }
   }
@@ -153,14 +131,3 @@ using myns::pack::PackParams;
 MYNS_PACK(f32, float)
 MYNS_PACK(f16, __half)
 MYNS_PACK(bf16, __nv_bfloat16)
-
-// A contiguous float32 array (16-byte aligned, whole 16-byte packs) rounded
-// to TF32: the K-major copy of an operand already in that layout.
-extern "C" __global__ void __launch_bounds__(256) gemm_round_flat_f32(const float4* src, float4* dst, int64_t n4) {
-  myns::pack::start_dependents();
-  for (int64_t i = blockIdx.x * 256ll + threadIdx.x; i < n4; i += gridDim.x * 256ll) {
-    const float4 v = src[i];
-    using myns::pack::round_tf32;
-    dst[i] = make_float4(round_tf32(v.x), round_tf32(v.y), round_tf32(v.z), round_tf32(v.w));
-  }
-}

@@ -49,9 +49,12 @@
 // TF32 reads K-major operands only (`mm_wg<BN>_tf32_kk`), and also comes
 // with an M-contiguous A (`mm_wgr<BN>_tf32`): wgmma reads TF32 from shared
 // memory K-major only, so the consumers load that A into registers
-// themselves (rounding it to nearest on the way) and use wgmma's register-A
-// form. The Rust side runs it on c^T = b^T a^T, so that a row-major b needs
-// no transposed copy.
+// themselves and use wgmma's register-A form. The Rust side runs it on
+// c^T = b^T a^T, so that a row-major b needs no transposed copy. TF32
+// operands are rounded to nearest (ties to even) by the TMA loads
+// themselves: src/gemm/sm90.rs encodes their tensor maps as TFLOAT32
+// (bench/explore/tf32-tma/); the tensor cores alone would drop the low 13
+// mantissa bits.
 //
 //   mm_wg<BN>_<dtype>_<a><b>(tmA, tmB, tmC, GemmParams)   (tensor maps built in src/gemm/sm90.rs)
 //   mm_wgp<BN>_<dtype>_<a><b>(tmA, tmB, tmC, GemmParams)
@@ -243,7 +246,7 @@ MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_TRANS, MYNS_N128)
 MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_TRANS, MYNS_N192)
 MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_TRANS, MYNS_N256)
 // TF32: float32 operands in shared memory, of which the tensor cores read the
-// top 19 bits (so callers round them first), both K-major.
+// top 19 bits (so the TMA loads round them first), both K-major.
 MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_NOTRANS, MYNS_N64)
 MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_NOTRANS, MYNS_N128)
 MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_NOTRANS, MYNS_N192)
@@ -471,8 +474,9 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       da0[h] = make_desc(a_stage(0) + (A_K ? rows * 128 : (rows / 64) * BK * 128), A_K ? 16 : BK * 128, 1024);
     }
     // One k-tile (4 wgmma k-steps) with A through registers: loads this
-    // thread's fragments, rounded to TF32 (to nearest): (pr, k), (pr + 1, k),
-    // (pr, k + 4), (pr + 1, k + 4) with k = 8 kk + t4; then issues the wgmmas.
+    // thread's fragments (already TF32: the TMA load rounded them): (pr, k),
+    // (pr + 1, k), (pr, k + 4), (pr + 1, k + 4) with k = 8 kk + t4; then
+    // issues the wgmmas.
     auto mma_rs = [&](float (&d)[NACC], uint32_t (&af)[BK_BYTES / 32][4], int s) {
 #pragma unroll
       for (int kk = 0; kk < BK_BYTES / 32; ++kk)
@@ -480,8 +484,8 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
         for (int h = 0; h < 2; ++h) {
           const uint32_t line = kk * 8 + h * 4 + t4;
           const float2 v = lds2(a_stage(s) + a_off + line * 128 + ((a_chunk ^ (line & 7)) << 4));
-          af[kk][2 * h] = to_tf32(v.x);
-          af[kk][2 * h + 1] = to_tf32(v.y);
+          af[kk][2 * h] = __float_as_uint(v.x);
+          af[kk][2 * h + 1] = __float_as_uint(v.y);
         }
       wgmma_fence();
 #pragma unroll

@@ -11,7 +11,7 @@
 //!   ping-pong; elsewhere, and for few rows, the mma.sync kernels
 //!   (kernels/matmul_tc.cu);
 //! - float32: TF32 tensor cores when the caller says TF32 is allowed (the
-//!   Hopper kernel on operands rounded to TF32 first: see
+//!   Hopper kernel, whose TMA loads round the operands to TF32: see
 //!   `sm90::try_tf32`; else mma.sync m16n8k8), else, on compute capability
 //!   9.x where its model says it pays (`plan::x64_splits`), mma.sync
 //!   m16n8k8 on the FP64 tensor cores (exact products, float64 sums; split
@@ -319,7 +319,7 @@ fn readable(q: &mut GemmParams, is_a: bool, dtype: DType, device: usize, stream:
         Layout::MnMajor => return Ok((false, None)),
         _ => {}
     }
-    let (s, buf) = pack::stage(&op, layout, dtype, false, false, device, stream)?;
+    let (s, buf) = pack::stage(&op, layout, dtype, false, device, stream)?;
     if is_a {
         (q.a, q.sab, q.sam, q.sak) = (s.ptr, s.sb, s.sr, s.sk);
     } else {

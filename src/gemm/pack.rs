@@ -2,8 +2,8 @@
 //! cannot read in place: misaligned rows (any row stride, start or batch
 //! stride that is not a whole number of 16 bytes: TMA and 16-byte loads need
 //! it) get a padded copy in their own orientation, operands with no unit
-//! stride a K-major one; the Hopper TF32 kernels take K-major copies
-//! rounded to TF32. One memory-bound pass each, far cheaper than the
+//! stride a K-major one, as do the Hopper TF32 kernels' operands that are
+//! not K-contiguous. One memory-bound pass each, far cheaper than the
 //! product for any shape that is not itself memory-bound, so no shape
 //! leaves the tensor cores.
 
@@ -38,7 +38,6 @@ struct PackParams {
     sr: i64,
     sc: i64,
     ld: i64,
-    round_tf32: i64,
 }
 
 struct PackKernels {
@@ -58,7 +57,6 @@ macro_rules! pack_kernels {
 static PACK_F32: PackKernels = pack_kernels!("f32");
 static PACK_F16: PackKernels = pack_kernels!("f16");
 static PACK_BF16: PackKernels = pack_kernels!("bf16");
-static ROUND_FLAT: Kernel = Kernel::new(&kernels::GEMM_PACK, "gemm_round_flat_f32");
 
 fn kernels_for(dtype: DType) -> Result<&'static PackKernels> {
     match dtype {
@@ -84,11 +82,11 @@ pub(crate) fn staged_shape(op: &Operand, layout: Layout, elem: i64, kmajor: bool
 
 /// Copies `op` (layout `layout`, as `plan::operand_layout` says) into a new
 /// buffer the fast kernels can read, queued on `stream`; `kmajor`: always
-/// K-major; `round_tf32` (float32): each element rounded to TF32. Returns
+/// K-major. Returns
 /// the copy as an operand and the buffer, which the caller keeps alive until
 /// the launches that read it are queued (the caching allocator reuses its
 /// memory only for work queued later on the stream).
-pub(crate) fn stage(op: &Operand, layout: Layout, dtype: DType, kmajor: bool, round_tf32: bool, device: usize, stream: usize) -> Result<(Operand, Tensor)> {
+pub(crate) fn stage(op: &Operand, layout: Layout, dtype: DType, kmajor: bool, device: usize, stream: usize) -> Result<(Operand, Tensor)> {
     let elem = dtype.size() as i64;
     let (k_major, ld) = staged_shape(op, layout, elem, kmajor);
     let (outer, inner) = if k_major { (op.rows, op.k) } else { (op.k, op.rows) };
@@ -103,17 +101,6 @@ pub(crate) fn stage(op: &Operand, layout: Layout, dtype: DType, kmajor: bool, ro
     // Source strides in the copy's orientation: (batch, outer, inner).
     let (s_outer, s_inner) = if k_major { (op.sr, op.sk) } else { (op.sk, op.sr) };
     let unit_inner = s_inner == 1 || inner == 1;
-    let total = op.batch * outer * ld;
-    let flat = k_major && unit_inner && op.sk == 1 && inner == ld && (op.batch == 1 || op.sb == outer * ld) && s_outer == ld;
-    if dtype == DType::F32 && round_tf32 && flat && op.ptr.is_multiple_of(16) {
-        // Already the destination's layout: a flat pass over 16-byte packs.
-        let n4 = total / 4;
-        let f = ROUND_FLAT.function(device)?;
-        let grid = cdiv(n4, 256).clamp(1, 16 * cuda::device_info(device)?.sms as i64) as u32;
-        let mut params = [cuda::arg(&op.ptr), cuda::arg(&dst), cuda::arg(&n4)];
-        cuda::launch(f, (grid, 1, 1), (256, 1, 1), 0, stream, &mut params)?;
-        return Ok((staged, buf));
-    }
     let p = PackParams {
         src: op.ptr,
         dst,
@@ -124,7 +111,6 @@ pub(crate) fn stage(op: &Operand, layout: Layout, dtype: DType, kmajor: bool, ro
         sr: s_outer,
         sc: if unit_inner { 1 } else { s_inner },
         ld,
-        round_tf32: round_tf32 as i64,
     };
     let ks = kernels_for(dtype)?;
     let mut params = [cuda::arg(&p)];

@@ -57,7 +57,7 @@ pub(crate) fn launch(q: &GemmParams, dtype: DType, plan: SkinnyPlan, tma: Option
     let (x, _staged) = if x_layout == Layout::KMajor {
         (x, None)
     } else {
-        let (x, buf) = pack::stage(&x, x_layout, dtype, true, false, device, stream)?;
+        let (x, buf) = pack::stage(&x, x_layout, dtype, true, device, stream)?;
         (x, Some(buf))
     };
     let p = SkinnyParams {
@@ -131,9 +131,9 @@ fn launch_tma(p: &SkinnyParams, dtype: DType, w_k: bool, plan: SkinnyPlan, devic
     // 256-byte L2 promotion (the product kernels take 128: GEMM_L2_PROMOTION):
     // the stream reads each weight row whole, once; not measured with less.
     let wide = sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
-    let tm_w = tensor_map(dtype, p.w, w_dims, [w_pitch, stride(p.swb, batch, w_dims[1] * w_pitch / es)], w_box, wide)?;
+    let tm_w = tensor_map(dtype, false, p.w, w_dims, [w_pitch, stride(p.swb, batch, w_dims[1] * w_pitch / es)], w_box, wide)?;
     let x_pitch = stride(p.sxm, m, k);
-    let tm_x = tensor_map(dtype, p.x, [k, m, batch], [x_pitch, stride(p.sxb, batch, m * x_pitch / es)], [atom, 8 * mt as u32, 1], wide)?;
+    let tm_x = tensor_map(dtype, false, p.x, [k, m, batch], [x_pitch, stride(p.sxb, batch, m * x_pitch / es)], [atom, 8 * mt as u32, 1], wide)?;
     let kernel = &SKINNY_TMA_KERNELS[dtype_index(dtype)][!w_k as usize][(mt - 1).clamp(0, 1) as usize];
     let smem = skinny_tma_smem(mt);
     let f = kernel.function_smem(device, smem)?;

@@ -5,12 +5,12 @@
 //! Takes K- or MN-contiguous 16-bit operands whose rows (and batches) are
 //! 16-byte aligned and do not overlap (`mod.rs` stages the others through
 //! aligned copies first); for TF32, an N-contiguous b goes through registers
-//! (c^T = b^T a^T) and a is copied K-major and rounded, or both operands are
-//! copied (see `try_tf32`). The tensor maps the TMA copies read are encoded
+//! (c^T = b^T a^T), and operands that are not K-contiguous are copied
+//! K-major (see `try_tf32`). The tensor maps the TMA copies read are encoded
 //! here for every call (a host-side function, no device work).
 
 use super::pack::{self, Operand};
-use super::plan::{self, cdiv, operand_layout, Force, WgPlan};
+use super::plan::{self, cdiv, operand_layout, Force, Layout, WgPlan};
 use super::tiles::{WG, WGH, WGP, WG_THREADS};
 use super::{set_splits, GemmParams, SplitSum, WGH_KERNELS, WGP_KERNELS, WG_KERNELS};
 use crate::cuda::{self, DeviceInfo};
@@ -82,18 +82,17 @@ pub(super) fn plan(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, force: &F
     }
 }
 
-/// float32 as TF32 on the Hopper kernels, whose tensor cores read float32
-/// from shared memory and truncate it to TF32 (on the H100 that biased
-/// products by about 9e-4 relative to cuBLAS, which rounds), and read TF32
-/// operands in shared memory K-major only. Two ways round that:
+/// float32 as TF32 on the Hopper kernels. Their TMA loads round each
+/// element to TF32 (to nearest, ties to even: the tensor maps read float32
+/// as TFLOAT32, as cuBLAS's TF32 kernels' do), where the tensor cores alone
+/// would drop the low 13 mantissa bits. wgmma reads TF32 operands in shared
+/// memory K-major only, so:
 /// - b N-contiguous (row-major): the register-A kernel computes c^T =
-///   b^T a^T, loading b^T into registers and rounding it there; only a is
-///   copied (K-major, rounded), which is small when M is (M = 128, K = N =
-///   4096: the dual-copy path below ran at 0.28 of cuBLAS there, mma.sync
-///   at 0.45).
-/// - otherwise both operands are first copied K-major and rounded to
-///   nearest, in one pass each; the automatic choice takes that only when M
-///   and N are both at least 512.
+///   b^T a^T, loading b^T into registers; a is read in place where TMA can
+///   read it K-major, else first copied K-major.
+/// - otherwise both operands K-major: each read in place where TMA can, else
+///   first copied K-major; the automatic choice takes a copy only when M and
+///   N are both at least 512.
 ///
 /// Returns whether it ran.
 pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device: usize, stream: usize) -> Result<bool> {
@@ -104,33 +103,52 @@ pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device:
     let b_layout = operand_layout(q.b as usize, q.batch, q.n, q.k, q.sbb, q.sbn, q.sbk, 4);
     // The K-major copies' leading dimension (both operands: the same K).
     let (_, ld) = pack::staged_shape(&a_op, a_layout, 4, true);
-    // c^T = b^T a^T: A' = b^T (M-contiguous), B' = the K-major copy of a.
+    // c^T = b^T a^T: A' = b^T (M-contiguous), B' = a in place or its K-major copy.
     let mut t = q.transposed();
-    (t.sbn, t.sbk, t.sbb) = (ld, 1, q.m * ld);
-    if eligible(&t, DType::F32, false, true, true, info) {
+    let a_direct = a_layout == Layout::KMajor && eligible(&t, DType::F32, false, true, true, info);
+    if !a_direct {
+        (t.b, t.sbn, t.sbk, t.sbb) = (0, ld, 1, q.m * ld); // the copy's (16-byte aligned) address comes below
+    }
+    if a_direct || eligible(&t, DType::F32, false, true, true, info) {
         let reg = match force {
             Force::Tile(name, splits) => plan::wg_reg_forced(name, *splits, t.m, t.n, t.k, t.batch, sms),
             Force::Auto { hopper: true } if t.m >= 256 && t.n > 16 && t.k >= 32 => Some(plan::wg_reg(t.m, t.n, t.k, t.batch, sms)),
             _ => None,
         };
         if let Some(reg) = reg {
-            let (a, _buf) = pack::stage(&a_op, a_layout, DType::F32, true, true, device, stream)?;
-            t.b = a.ptr;
-            launch(&t, DType::F32, reg, false, true, true, device, stream)?;
+            let _copy = if a_direct {
+                None
+            } else {
+                let (a, buf) = pack::stage(&a_op, a_layout, DType::F32, true, device, stream)?;
+                t.b = a.ptr;
+                Some(buf)
+            };
+            launch(&t, DType::F32, reg, false, true, !a_direct, device, stream)?;
             return Ok(true);
         }
     }
-    if matches!(force, Force::Auto { .. }) && (q.m < 512 || q.n < 512) {
+    let (a_direct, b_direct) = (a_layout == Layout::KMajor, b_layout == Layout::KMajor);
+    if matches!(force, Force::Auto { .. }) && (q.m < 512 || q.n < 512) && !(a_direct && b_direct) {
         return Ok(false);
     }
     let mut p = *q;
-    (p.sab, p.sam, p.sak) = (q.m * ld, ld, 1);
-    (p.sbb, p.sbn, p.sbk) = (q.n * ld, ld, 1);
+    if !a_direct {
+        (p.a, p.sab, p.sam, p.sak) = (0, q.m * ld, ld, 1);
+    }
+    if !b_direct {
+        (p.b, p.sbb, p.sbn, p.sbk) = (0, q.n * ld, ld, 1);
+    }
     let Some(plan) = plan(&p, DType::F32, true, true, force, info) else { return Ok(false) };
-    let (a, _abuf) = pack::stage(&a_op, a_layout, DType::F32, true, true, device, stream)?;
-    let (b, _bbuf) = pack::stage(&b_op, b_layout, DType::F32, true, true, device, stream)?;
-    (p.a, p.b) = (a.ptr, b.ptr);
-    launch(&p, DType::F32, plan, true, true, true, device, stream)?;
+    let stage = |op: &Operand, layout: Layout| pack::stage(op, layout, DType::F32, true, device, stream);
+    let a_copy = if a_direct { None } else { Some(stage(&a_op, a_layout)?) };
+    let b_copy = if b_direct { None } else { Some(stage(&b_op, b_layout)?) };
+    if let Some((a, _)) = &a_copy {
+        p.a = a.ptr;
+    }
+    if let Some((b, _)) = &b_copy {
+        p.b = b.ptr;
+    }
+    launch(&p, DType::F32, plan, true, true, b_copy.is_some() || a_copy.is_some(), device, stream)?;
     Ok(true)
 }
 
@@ -143,9 +161,11 @@ const GEMM_L2_PROMOTION: sys::CUtensorMapL2promotion = sys::CUtensorMapL2promoti
 
 /// A rank-3 tensor map (innermost dimension first, byte strides) with
 /// 128-byte swizzle and L2 promotion `promotion`; zeros fill boxes past the
-/// edges.
+/// edges. `tf32`: float32 read as TF32, each element rounded to nearest
+/// (ties to even) by the copy (bench/explore/tf32-tma/).
 pub(super) fn tensor_map(
     dtype: DType,
+    tf32: bool,
     ptr: u64,
     dims: [u64; 3],
     strides: [u64; 2],
@@ -155,6 +175,7 @@ pub(super) fn tensor_map(
     let dt = match dtype {
         DType::BF16 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
         DType::F16 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+        _ if tf32 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_TFLOAT32,
         _ => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
     };
     let mut map = sys::CUtensorMap { opaque: [0; 16] };
@@ -237,7 +258,8 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     let (es, bk, bn) = (dtype.size() as u64, bk as u32, plan.tile.bn);
     // Batch strides in bytes; with one batch any multiple of 16 will do.
     let bstride = |s: i64, span: u64| if batch == 1 { (span * es).div_ceil(16).max(1) * 16 } else { s as u64 * es };
-    let map = |ptr: u64, dims: [u64; 3], strides: [u64; 2], boxes: [u32; 3]| tensor_map(dtype, ptr, dims, strides, boxes, GEMM_L2_PROMOTION);
+    // float32 operands are TF32's: rounded by the loads (the output map, 16-bit types only, is not read here).
+    let map = |ptr: u64, dims: [u64; 3], strides: [u64; 2], boxes: [u32; 3]| tensor_map(dtype, true, ptr, dims, strides, boxes, GEMM_L2_PROMOTION);
     let tm_a = if plan.a_reg {
         // 32 M-elements (128 bytes) per box row, BK k-lines.
         map(q.a, [m, k, batch], [q.sak as u64 * es, bstride(q.sab, k * q.sak as u64)], [32, bk, 1])?

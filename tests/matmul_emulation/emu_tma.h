@@ -1,20 +1,23 @@
 // Emulated kernels/tma.cuh (run.sh copies this file in its place):
 // mbarriers with phases, arrival counts and transaction bytes; TMA tiled
 // loads with 128-byte swizzle and zero fill past the tensor's edges, which
-// land at once (a copy in flight is not modelled). Shared-memory addresses
+// land at once (a copy in flight is not modelled), float32 rounded to TF32
+// (to nearest, ties to even) under a TFLOAT32 map as the H200's TMA unit
+// rounds (bench/explore/tf32-tma/). Shared-memory addresses
 // are offsets into `emu_window()`, which each driver defines (wg_main.cc:
 // one block's window; emu_skinny.h: the running block's shared memory).
 #pragma once
 #include <cuda.h>  // CUtensorMap
 
 namespace myns {
-struct EmuMap { const unsigned char* base; uint64_t dims[3]; uint64_t strides[2]; uint32_t box[3]; int elem; };
+struct EmuMap { const unsigned char* base; uint64_t dims[3]; uint64_t strides[2]; uint32_t box[3]; int elem; bool tf32; };
 inline unsigned char* emu_window();  // shared-memory window (addresses are offsets into it)
 // The emulated cuTensorMapEncodeTiled: dims innermost first, byte strides
-// of dims 1 and 2, a box of b0 x b1 (x 1).
-inline CUtensorMap emu_tensor_map(const void* base, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t s1, uint64_t s2, uint32_t b0, uint32_t b1, int elem) {
+// of dims 1 and 2, a box of b0 x b1 (x 1); tf32: element type TFLOAT32.
+inline CUtensorMap emu_tensor_map(const void* base, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t s1, uint64_t s2, uint32_t b0, uint32_t b1, int elem,
+                                  bool tf32 = false) {
   CUtensorMap m; memset(&m, 0, sizeof m);
-  EmuMap e{(const unsigned char*)base, {d0, d1, d2}, {s1, s2}, {b0, b1, 1}, elem};
+  EmuMap e{(const unsigned char*)base, {d0, d1, d2}, {s1, s2}, {b0, b1, 1}, elem, tf32};
   static_assert(sizeof(e) <= sizeof(m), "map");
   memcpy(&m, &e, sizeof e);
   return m;
@@ -60,6 +63,12 @@ __device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, u
         unsigned char v[16] = {0};
         if (x0 >= 0 && x1 >= 0 && x2 >= 0 && (uint64_t)x0 < m->dims[0] && (uint64_t)x1 < m->dims[1] && (uint64_t)x2 < m->dims[2])
           memcpy(v, m->base + x0 * m->elem + x1 * m->strides[0] + x2 * m->strides[1], m->elem);
+        if (m->tf32) {
+          uint32_t u; memcpy(&u, v, 4);
+          if ((u & 0x7F800000u) != 0x7F800000u) u = (u + 0xFFFu + ((u >> 13) & 1u)) & ~0x1FFFu;
+          else if (u & 0x7FFFFFu) u = 0x7FFFE000u;  // NaN (as the probe saw)
+          memcpy(v, &u, 4);
+        }
         uint32_t off = R * 128 + i0 * m->elem;
         uint32_t phys = off ^ ((R % 8) << 4);
         memcpy(out + phys, v, m->elem);

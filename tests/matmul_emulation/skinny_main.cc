@@ -170,7 +170,7 @@ void skinny_tma_case(bool w_k, int batch, int M, int K, int N, unsigned gz, bool
 // source (z, r, c) at z*sb + r*sr + c*sc from an odd start, destination rows
 // of `ld` (16-byte multiples) with zeros past `cols`.
 template <class T>
-void pack_case(bool rows_kernel, int batch, int rows, int cols, int64_t sb, int64_t sr, int64_t sc, int64_t start, bool round) {
+void pack_case(bool rows_kernel, int batch, int rows, int cols, int64_t sb, int64_t sr, int64_t sc, int64_t start) {
   std::mt19937 rng(rows * 5 + cols + (int)sb); std::normal_distribution<float> nd;
   const int vec = 16 / sizeof(T);
   const int64_t ld = (cols + vec - 1) / vec * vec;
@@ -178,7 +178,7 @@ void pack_case(bool rows_kernel, int batch, int rows, int cols, int64_t sb, int6
   std::vector<T> S(span + 8), D((size_t)batch * rows * ld + 8, fromf<T>(NAN));
   for (auto& v : S) v = fromf<T>(nd(rng) * 1.001f);
   // A 16-byte aligned base, then the odd start.
-  PackParams p{S.data() + start, D.data(), batch, rows, cols, sb, sr, sc, ld, round};
+  PackParams p{S.data() + start, D.data(), batch, rows, cols, sb, sr, sc, ld};
   if (rows_kernel) {
     const unsigned gx = (unsigned)((ld / vec + 255) / 256), gy = (unsigned)std::min<int64_t>((int64_t)batch * rows, 65535);
     if (std::is_same<T, float>::value) launch([&] { gemm_pack_rows_f32(p); }, {gx, gy, 1}, {256, 1, 1}, 1, 0);
@@ -193,13 +193,12 @@ void pack_case(bool rows_kernel, int batch, int rows, int cols, int64_t sb, int6
   int bad = 0;
   for (int z = 0; z < batch; ++z) for (int r = 0; r < rows; ++r) for (int c = 0; c < ld; ++c) {
     float want = c < cols ? tof(S[start + z * sb + r * sr + c * sc]) : 0.f;
-    if (round && c < cols) want = myns::pack::round_tf32(want);
     const float got = tof(D[((size_t)z * rows + r) * ld + c]);
     if (!(got == want)) { if (bad < 3) fprintf(stderr, "  [%d,%d,%d] %g vs %g\n", z, r, c, got, want); ++bad; }
   }
   ++cases;
-  printf("pack %s %s b%d %dx%d strides %ld,%ld,%ld start %ld%s: %s\n", rows_kernel ? "rows" : "gather", sizeof(T) == 4 ? "f32" : "f16/bf16", batch, rows, cols,
-         (long)sb, (long)sr, (long)sc, (long)start, round ? " tf32" : "", bad ? "FAIL" : "ok");
+  printf("pack %s %s b%d %dx%d strides %ld,%ld,%ld start %ld: %s\n", rows_kernel ? "rows" : "gather", sizeof(T) == 4 ? "f32" : "f16/bf16", batch, rows, cols,
+         (long)sb, (long)sr, (long)sc, (long)start, bad ? "FAIL" : "ok");
   if (bad) ++fails;
   fflush(stdout);
 }
@@ -258,13 +257,13 @@ int main(int argc, char** argv) {
   skinny_tma_case<float>(false, 1, 16, 1100, 96, 1, false, 4);
   skinny_tma_case<float>(true, 2, 5, 100, 64, 1, true, 4);
   // Staging copies: misaligned rows (odd stride and start), both 16-bit types
-  // and float32 (with TF32 rounding); a gather from a transposed, strided source.
-  pack_case<__nv_bfloat16>(true, 1, 37, 45, 0, 45, 1, 1, false);
-  pack_case<__half>(true, 2, 9, 130, 9 * 131 + 1, 131, 1, 3, false);
-  pack_case<float>(true, 1, 20, 7, 0, 7, 1, 1, true);
-  pack_case<float>(true, 1, 5, 33, 0, 40, 1, 0, false);
-  pack_case<__nv_bfloat16>(false, 2, 40, 50, 4001, 1, 41, 1, false);
-  pack_case<float>(false, 1, 33, 35, 0, 3, 100, 2, true);
+  // and float32; a gather from a transposed, strided source.
+  pack_case<__nv_bfloat16>(true, 1, 37, 45, 0, 45, 1, 1);
+  pack_case<__half>(true, 2, 9, 130, 9 * 131 + 1, 131, 1, 3);
+  pack_case<float>(true, 1, 20, 7, 0, 7, 1, 1);
+  pack_case<float>(true, 1, 5, 33, 0, 40, 1, 0);
+  pack_case<__nv_bfloat16>(false, 2, 40, 50, 4001, 1, 41, 1);
+  pack_case<float>(false, 1, 33, 35, 0, 3, 100, 2);
   printf("%d cases, %d failures\n", cases, fails);
   return fails != 0;
 }

@@ -106,9 +106,10 @@ void run_case(int bn, int pp, bool a_k, bool b_k, int batch, int M, int K, int N
   // as src/gemm/sm90.rs launch
   const int es = sizeof(T), bk = 128 / es;
   auto bstride = [&](int64_t s, uint64_t span) -> uint64_t { return batch == 1 ? ((span * es + 15) / 16) * 16 : (uint64_t)s * es; };
-  CUtensorMap ta = a_k ? myns::emu_tensor_map(A.data(), K, M, batch, sam * es, bstride(sab, (uint64_t)M * sam), bk, bm, es)
+  const bool tf32 = std::is_same<T, float>::value;  // float32 maps are TFLOAT32: the loads round
+  CUtensorMap ta = a_k ? myns::emu_tensor_map(A.data(), K, M, batch, sam * es, bstride(sab, (uint64_t)M * sam), bk, bm, es, tf32)
                        : myns::emu_tensor_map(A.data(), M, K, batch, sak * es, bstride(sab, (uint64_t)K * sak), 64, bk, es);
-  CUtensorMap tb = b_k ? myns::emu_tensor_map(B.data(), K, N, batch, sbn * es, bstride(sbb, (uint64_t)N * sbn), bk, bn, es)
+  CUtensorMap tb = b_k ? myns::emu_tensor_map(B.data(), K, N, batch, sbn * es, bstride(sbb, (uint64_t)N * sbn), bk, bn, es, tf32)
                        : myns::emu_tensor_map(B.data(), N, K, batch, sbk * es, bstride(sbb, (uint64_t)K * sbk), 64, bk, es);
   unsigned tiles = (unsigned)(((M + bm - 1) / bm) * ((N + bn - 1) / bn) * batch * p.splits);
   launch(kern, tiles < blocks ? tiles : blocks, 1, ta, tb, p);
@@ -135,23 +136,29 @@ void run_case(int bn, int pp, bool a_k, bool b_k, int batch, int M, int K, int N
   fflush(stdout);
 }
 
-// The register-A tf32 kernel (mm_wgr*) as src/ops/matmul/sm90.rs try_tf32
-// runs it: c^T = b^T a^T with b row-major (N-contiguous) read through
-// registers, a copied K-major and rounded to nearest (here on the host),
-// split-K partials summed by the kernel.
+// The register-A tf32 kernel (mm_wgr*) as src/gemm/sm90.rs try_tf32 runs
+// it: c^T = b^T a^T with b row-major (N-contiguous) read through registers
+// and a K-major, read in place when TMA can (`direct`: rows of a multiple
+// of 4 floats) or else from a K-major copy (made here on the host); the TMA
+// loads round both to TF32 (TFLOAT32 maps); split-K partials summed by the
+// kernel.
 static const WgKern reg_kernels[4] = {mm_wgr256_tf32, mm_wgr192_tf32, mm_wgr128_tf32, mm_wgr64_tf32};
-void run_case_reg(int bn, int batch, int M, int K, int N, int splits = 1) {
+void run_case_reg(int bn, int batch, int M, int K, int N, int splits = 1, bool direct = false) {
   std::mt19937 rng(M * 7 + K * 13 + N + batch + 1); std::normal_distribution<float> nd;
   auto r4 = [](int x) { return (x + 3) / 4 * 4; };
-  const int64_t sam = K + 3, sab = (int64_t)M * sam;      // a: any layout (the copy reads it)
+  const int64_t sam = direct ? r4(K) + 4 : K + 3, sab = (int64_t)M * sam;  // a: any layout (the copy reads it)
   const int64_t sbk = r4(N) + 4, sbb = (int64_t)K * sbk;  // b row-major, 16-byte rows
-  const int64_t ld = r4(K);
-  std::vector<float> A(batch * sab + 4), B(batch * sbb + 8), C((size_t)batch * M * N, NAN), Ar((size_t)batch * M * ld, NAN);
+  const int64_t ld = direct ? sam : r4(K);
+  std::vector<float> A(batch * sab + 4), B(batch * sbb + 8), C((size_t)batch * M * N, NAN), Ar;
   for (auto& x : A) x = nd(rng); for (auto& x : B) x = nd(rng);
-  for (int z = 0; z < batch; ++z) for (int i = 0; i < M; ++i) for (int k = 0; k < K; ++k)
-    Ar[((size_t)z * M + i) * ld + k] = __uint_as_float(myns::to_tf32(A[z * sab + i * sam + k]));
-  // Transposed problem: M' = N, N' = M; A' = b^T (m'-contiguous), B' = the copy, C' = c^T.
-  GemmParams p{}; p.a = B.data(); p.b = Ar.data(); p.c = C.data(); p.M = N; p.N = M; p.K = K;
+  if (!direct) {
+    Ar.assign((size_t)batch * M * ld, NAN);
+    for (int z = 0; z < batch; ++z) for (int i = 0; i < M; ++i) for (int k = 0; k < K; ++k)
+      Ar[((size_t)z * M + i) * ld + k] = A[z * sab + i * sam + k];
+  }
+  float* const Bp = direct ? A.data() : Ar.data();  // B' of the transposed problem
+  // Transposed problem: M' = N, N' = M; A' = b^T (m'-contiguous), B' = a or its copy, C' = c^T.
+  GemmParams p{}; p.a = B.data(); p.b = Bp; p.c = C.data(); p.M = N; p.N = M; p.K = K;
   p.sam = 1; p.sak = sbk; p.sab = sbb; p.sbk = 1; p.sbn = ld; p.sbb = (int64_t)M * ld;
   p.scm = 1; p.scn = N; p.scb = (int64_t)M * N; p.batch = batch;
   const int kt = 32, chunk = ((K + splits - 1) / splits + kt - 1) / kt * kt;
@@ -161,8 +168,8 @@ void run_case_reg(int bn, int batch, int M, int K, int N, int splits = 1) {
   std::vector<int> flags(2 * wtiles, 0);
   p.ws = ws.data(); p.flags = flags.data();
   auto bstride = [&](int64_t s, uint64_t span) -> uint64_t { return batch == 1 ? ((span * 4 + 15) / 16) * 16 : (uint64_t)s * 4; };
-  CUtensorMap ta = myns::emu_tensor_map(B.data(), N, K, batch, sbk * 4, bstride(sbb, (uint64_t)K * sbk), 32, 32, 4);
-  CUtensorMap tb = myns::emu_tensor_map(Ar.data(), K, M, batch, ld * 4, bstride(p.sbb, (uint64_t)M * ld), 32, bn, 4);
+  CUtensorMap ta = myns::emu_tensor_map(B.data(), N, K, batch, sbk * 4, bstride(sbb, (uint64_t)K * sbk), 32, 32, 4, true);
+  CUtensorMap tb = myns::emu_tensor_map(Bp, K, M, batch, ld * 4, bstride(p.sbb, (uint64_t)M * ld), 32, bn, 4, true);
   unsigned tiles = (unsigned)(((N + 127) / 128) * ((M + bn - 1) / bn) * batch * p.splits);
   launch(reg_kernels[width_index(bn)], tiles < 2 ? tiles : 2, 1, ta, tb, p);
   int bad = 0;
@@ -176,7 +183,44 @@ void run_case_reg(int bn, int batch, int M, int K, int N, int splits = 1) {
     if (!(fabs(out - ref) <= mag * (2 * K * 6e-8 + 2 * u_in + u_in * u_in) + 1e-30)) { if (bad < 3) fprintf(stderr, "  [%d,%d,%d] %g vs %g\n", bz, i, j, out, ref); ++bad; }
   }
   ++cases;
-  printf("tf32 reg wgr%d b%d %dx%dx%d/%d: %s\n", bn, batch, M, K, N, (int)p.splits, bad ? "FAIL" : "ok");
+  printf("tf32 reg wgr%d b%d %dx%dx%d/%d%s: %s\n", bn, batch, M, K, N, (int)p.splits, direct ? " a in place" : "", bad ? "FAIL" : "ok");
+  if (bad) ++fails;
+  fflush(stdout);
+}
+
+// Both operands rounded to TF32 to nearest, not truncated as the tensor
+// cores would: with K = 32 terms x * 2^-5, x = 1 + 3 * 2^-12 (between the
+// TF32 neighbours 1 and 1 + 2^-10, nearer the upper), every output is
+// exactly 1 + 2^-10; truncating x gives 1 (the general bound above lets one
+// operand's truncation pass). reg: the register-A kernel (x in a: B' in
+// shared memory; in b: A' through registers), else the K-major kernel.
+void run_case_rounding(bool reg, int bn, bool x_in_a) {
+  const int M = 64, K = 32, N = 48;
+  const float x = 1.0f + 3.0f / 4096, y = 1.0f / 32;
+  std::vector<float> A((size_t)M * K, x_in_a ? x : y), B((size_t)K * N, x_in_a ? y : x), C((size_t)M * N, NAN);
+  std::vector<float> ws(64 * 1024, NAN); std::vector<int> flags(64, 0);
+  GemmParams p{}; p.batch = 1; p.splits = 1; p.k_chunk = K; p.ws = ws.data(); p.flags = flags.data();
+  CUtensorMap ta, tb;
+  if (reg) {  // c^T = b^T a^T: A' = b (N-contiguous), B' = a (K-contiguous)
+    p.a = B.data(); p.b = A.data(); p.c = C.data(); p.M = N; p.N = M; p.K = K;
+    p.sam = 1; p.sak = N; p.sab = (int64_t)K * N; p.sbk = 1; p.sbn = K; p.sbb = (int64_t)M * K;
+    p.scm = 1; p.scn = N; p.scb = (int64_t)M * N;
+    ta = myns::emu_tensor_map(B.data(), N, K, 1, N * 4, ((uint64_t)K * N * 4 + 15) / 16 * 16, 32, 32, 4, true);
+    tb = myns::emu_tensor_map(A.data(), K, M, 1, K * 4, ((uint64_t)M * K * 4 + 15) / 16 * 16, 32, bn, 4, true);
+    launch(reg_kernels[width_index(bn)], 1, 1, ta, tb, p);
+  } else {  // b read K-contiguous (every element is the same)
+    p.a = A.data(); p.b = B.data(); p.c = C.data(); p.M = M; p.N = N; p.K = K;
+    p.sak = 1; p.sam = K; p.sab = (int64_t)M * K; p.sbk = 1; p.sbn = K; p.sbb = (int64_t)N * K;
+    p.scn = 1; p.scm = N; p.scb = (int64_t)M * N;
+    ta = myns::emu_tensor_map(A.data(), K, M, 1, K * 4, ((uint64_t)M * K * 4 + 15) / 16 * 16, 32, 128, 4, true);
+    tb = myns::emu_tensor_map(B.data(), K, N, 1, K * 4, ((uint64_t)N * K * 4 + 15) / 16 * 16, 32, bn, 4, true);
+    launch(tf32_kk[width_index(bn)], 1, 1, ta, tb, p);
+  }
+  int bad = 0;
+  for (size_t i = 0; i < C.size(); ++i)
+    if (C[i] != 1.0f + 1.0f / 1024) { if (bad < 3) fprintf(stderr, "  [%zu] %.9g, want %.9g\n", i, C[i], 1.0 + 1.0 / 1024); ++bad; }
+  ++cases;
+  printf("tf32 %s%d rounds %s to nearest: %s\n", reg ? "wgr" : "wg", bn, x_in_a ? "a" : "b", bad ? "FAIL" : "ok");
   if (bad) ++fails;
   fflush(stdout);
 }
@@ -195,8 +239,8 @@ int main(int argc, char** argv) {
         const bool a_k = (l & 2) == 0, b_k = (l & 1) == 0;
         run_case<__nv_bfloat16>(bn, false, a_k, b_k, s[0], s[1], s[2], s[3], ubf);
         run_case<__half>(bn, false, !a_k, b_k, s[0], s[1], s[2], s[3], uh);
-        // tf32: K-major operands only; inputs truncated to 10 mantissa bits.
-        run_case<float>(bn, false, true, true, s[0], s[1], s[2], s[3], utf, 1.0 / 1024);
+        // tf32: K-major operands only; inputs rounded to 10 mantissa bits by the loads.
+        run_case<float>(bn, false, true, true, s[0], s[1], s[2], s[3], utf, 1.0 / 2048);
       }
     }
   // Ping-pong, on 128- and 64-row tiles: several tiles per block, so the
@@ -218,7 +262,7 @@ int main(int argc, char** argv) {
   // Split-K (persistent blocks walking splits and batches).
   run_case<__nv_bfloat16>(256, false, true, false, 2, 130, 300, 260, ubf, 0, 3);
   run_case<__half>(128, false, false, true, 1, 200, 330, 513, uh, 0, 4);
-  run_case<float>(256, false, true, true, 2, 70, 100, 260, utf, 1.0 / 1024, 2);
+  run_case<float>(256, false, true, true, 2, 70, 100, 260, utf, 1.0 / 2048, 2);
   run_case<__nv_bfloat16>(64, true, false, false, 2, 130, 300, 260, ubf, 0, 3);
   run_case<__half>(128, true, true, true, 1, 200, 330, 513, uh, 0, 4, 1);
   // Split-K with the output staged and copied out (the last block of a
@@ -244,6 +288,10 @@ int main(int argc, char** argv) {
       run_case_reg(bn, s[0], s[1], s[2], s[3]);
     }
   run_case_reg(128, 2, 130, 300, 260, 3);
+  run_case_reg(256, 1, 70, 100, 300, 1, true);  // a read in place
+  run_case_reg(64, 2, 130, 72, 100, 2, true);
+  for (bool reg : {true, false})
+    for (bool x_in_a : {true, false}) run_case_rounding(reg, reg ? 256 : 64, x_in_a);
   run_case_reg(64, 1, 200, 330, 513, 4);
   printf("%d cases, %d failures\n", cases, fails);
   return fails != 0;

@@ -581,21 +581,26 @@ def test_tf32_setting_is_read_at_call_time(kernel_override):
 
 
 @cuda
+@pytest.mark.parametrize("layout", ["a K-contiguous, b N-contiguous", "a M-contiguous, b N-contiguous", "a K-contiguous, b K-contiguous", "a M-contiguous, b K-contiguous"])
 @pytest.mark.parametrize("x_in", ["a", "b"])
 @pytest.mark.parametrize("variant", ["auto", "wgr", "wgr64/2", "wg", "128", "64/3"])
-def test_tf32_rounds_both_operands_to_nearest(kernel_override, variant, x_in):
+def test_tf32_rounds_both_operands_to_nearest(kernel_override, variant, x_in, layout):
     """TF32 rounds each operand to nearest, as cuBLAS does, not toward zero
     as the tensor cores would on their own: with K = 64 terms x * 2^-6,
     x = 1 + 3 * 2^-12 (between the TF32 neighbours 1 and 1 + 2^-10, nearer
     the upper), every output is exactly 1 + 2^-10; truncating x gives 1.
     The general TF32 bound would let one operand's truncation pass. On the
-    register-A Hopper kernel (auto, wgr) x in a is rounded by the copy of a,
-    x in b in registers; the others round both in copies (wg) or in
-    registers (mma.sync)."""
+    Hopper kernels the TMA loads round (operands read in place, or their
+    K-major copies: an M-contiguous a, and b on the K-major kernel `wg`
+    unless it is K-contiguous); mma.sync rounds in registers."""
     kernel_override("MYNS_MATMUL_KERNEL", variant)
     x, y = 1 + 3 * 2.0**-12, 2.0**-6
     a = torch.full((256, 64), x if x_in == "a" else y, device="cuda")
     b = torch.full((64, 320), y if x_in == "a" else x, device="cuda")
+    if layout.startswith("a M"):
+        a = a.t().contiguous().t()
+    if layout.endswith("b K-contiguous"):
+        b = b.t().contiguous().t()
     old = torch.backends.cuda.matmul.allow_tf32
     try:
         set_tf32(True)
