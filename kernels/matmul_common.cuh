@@ -132,7 +132,7 @@ template <> struct Mma<__nv_bfloat16> {
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
   }
 };
-template <> struct Mma<float> {  // tf32 inputs (rounded with cvt.rna), f32 accumulate
+template <> struct Mma<float> {  // tf32 inputs (rounded by to_tf32), f32 accumulate
   static constexpr int K = 8;
   static __device__ __forceinline__ void run(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
     asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
@@ -157,10 +157,20 @@ struct Dmma {
   }
 };
 
+// float32 rounded to TF32 to nearest, ties to even: as the Hopper kernels'
+// TMA loads round (bench/explore/tf32-tma/), so that every TF32 path gives
+// the same result (an autograd graph may take another path than eager).
 __device__ __forceinline__ uint32_t to_tf32(float x) {
+#if __CUDA_ARCH__ >= 900
   uint32_t r;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  asm("cvt.rn.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
   return r;
+#else
+  uint32_t u = __float_as_uint(x);
+  if ((u & 0x7F800000u) != 0x7F800000u) u = (u + 0xFFFu + ((u >> 13) & 1u)) & ~0x1FFFu;  // finite
+  else if (u & 0x7FFFFFu) u = 0x7FFFE000u;  // NaN, as the TMA loads give it
+  return u;
+#endif
 }
 
 // Thread-block clusters (compute capability 9.0 and newer; the kernels

@@ -101,6 +101,18 @@ CASES = [
     ("pairs64", "bf16", 1, 2048, 4096, 1024, "nk", ["auto", "wg64c2", "wg128c2", "wgh128c2"]),
     ("pairs64", "bf16", 32, 512, 512, 512, "kn", ["auto", "wg64c2", "wg128c2", "wgh128c2"]),
     ("pairs64", "bf16", 256, 128, 64, 128, "kn", ["auto", "wg64c2", "wg128c2", "wgh64c2", "wgh128c2"]),
+    # 2026-11-28 (--only tf32tma): TF32 after the TMA loads took over the
+    # rounding (bench/explore/tf32-tma/): the register-A kernel in pairs
+    # (`wgr...c2`, B' = a's tile multicast), and the K-major kernel with
+    # both operands in place (nk) against a copied b (kn).
+    ("tf32tma", "tf32", 1, 1024, 1024, 1024, "kn", ["auto", "wgr128", "wgr128c2", "wgr64c2", "wg128"]),
+    ("tf32tma", "tf32", 1, 2048, 2048, 2048, "kn", ["auto", "wgr256c2", "wgr192", "wgr192c2", "wgr128c2", "wg256"]),
+    ("tf32tma", "tf32", 1, 4096, 4096, 4096, "kn", ["auto", "wgr256c2", "wgr192c2", "wg256", "wg256c2"]),
+    ("tf32tma", "tf32", 1, 8192, 8192, 8192, "kn", ["auto", "wgr256c2", "wgr192c2"]),
+    ("tf32tma", "tf32", 1, 4096, 4096, 4096, "nk", ["auto", "wg256c1", "wg256c2", "wgr256", "wg192"]),
+    ("tf32tma", "tf32", 1, 128, 4096, 4096, "kn", ["auto", "wgr128c2/4", "wgr64c2/2", "wgr128/2"]),
+    ("tf32tma", "tf32", 1, 512, 512, 512, "kn", ["auto", "wgr64", "wgr64c2", "wg64", "128"]),
+    ("tf32tma", "tf32", 1, 256, 1024, 1024, "nk", ["auto", "wg64", "wg128", "128", "64/2"]),
     # 2026-11-26 (--only small32): TF32 and float32 where the report is
     # lowest (small squares, M = 128), Hopper register-A against mma.sync
     # (no rounding copy) and the CUDA-core tiles with split K.

@@ -478,17 +478,23 @@ pub(crate) fn wg_reg(m: i64, n: i64, k: i64, batch: i64, sms: i64) -> WgPlan {
     WgPlan { tile, splits: splits_for(tiles(bn)), a_reg: true, cluster: 1 }
 }
 
-/// The forced register-A plan (`wgr`, `wgr256`, ...).
+/// The forced register-A plan (`wgr`, `wgr256`, ...; `c2` at the end: in
+/// pairs sharing B, where there are two rows of tiles).
 pub(crate) fn wg_reg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64, batch: i64, sms: i64) -> Option<WgPlan> {
+    let (name, cluster) = match name.strip_suffix("c2") {
+        Some(name) => (name, 2),
+        None => (name, 1),
+    };
     let auto = wg_reg(m, n, k, batch, sms);
-    match name.strip_prefix("wgr")? {
-        "" => Some(WgPlan { splits: splits.unwrap_or(auto.splits), ..auto }),
+    let plan = match name.strip_prefix("wgr")? {
+        "" => WgPlan { splits: splits.unwrap_or(auto.splits), ..auto },
         width => {
             let bn: i64 = width.parse().ok()?;
             let tile = *WG.iter().find(|t| t.bn == bn)?;
-            Some(WgPlan { tile, splits: splits.unwrap_or(1), a_reg: true, cluster: 1 })
+            WgPlan { tile, splits: splits.unwrap_or(1), a_reg: true, cluster: 1 }
         }
-    }
+    };
+    Some(WgPlan { cluster: cluster.min(wg_cluster(&plan.tile, m)), ..plan })
 }
 
 /// A skinny-kernel plan: blocks per cluster (each a K range), K per block,
@@ -854,6 +860,10 @@ mod tests {
         let p = wg_reg_forced("wgr64", None, 4096, 128, 4096, 1, SMS).unwrap();
         assert_eq!((p.tile.bn, p.splits), (64, 1));
         assert_eq!(wg_reg_forced("wg64", None, 4096, 128, 4096, 1, SMS), None);
+        // Pairs when forced, where there are two rows of tiles.
+        assert_eq!(wg_reg_forced("wgr256c2", None, 4096, 4096, 4096, 1, SMS).unwrap().cluster, 2);
+        assert_eq!(wg_reg_forced("wgrc2", None, 100, 4096, 4096, 1, SMS).unwrap().cluster, 1);
+        assert_eq!(wg_reg(4096, 4096, 4096, 1, SMS).cluster, 1);
         // Large problems: the width with the fewest whole waves of work.
         assert_eq!(wg_reg(2000, 3000, 1000, 1, SMS).tile.bn, 192);
         assert_eq!(wg_reg(2048, 2048, 2048, 1, SMS).tile.bn, 256);

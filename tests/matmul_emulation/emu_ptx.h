@@ -133,6 +133,7 @@ template <> struct Mma<float> { static constexpr int K = 8; static void run(floa
 
 __device__ __forceinline__ uint32_t to_tf32(float x) {
   uint32_t u; memcpy(&u, &x, 4);
-  u = (u + 0x1000u) & ~0x1FFFu;  // round to nearest, ties away; 10 mantissa bits kept
+  if ((u & 0x7F800000u) != 0x7F800000u) u = (u + 0xFFFu + ((u >> 13) & 1u)) & ~0x1FFFu;  // to nearest, ties to even
+  else if (u & 0x7FFFFFu) u = 0x7FFFE000u;
   return u;
 }
