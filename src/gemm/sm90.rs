@@ -127,7 +127,9 @@ pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device:
             return Ok(true);
         }
     }
-    let (a_direct, b_direct) = (a_layout == Layout::KMajor, b_layout == Layout::KMajor);
+    // K-contiguous operands TMA can read as they are need no copy.
+    let in_place = |op: &Operand| op.sk == 1 && op.ptr.is_multiple_of(16) && tma_readable(op.sr, op.k, op.sb, op.rows * op.sr, op.batch, 4);
+    let (a_direct, b_direct) = (in_place(&a_op), in_place(&b_op));
     if matches!(force, Force::Auto { .. }) && (q.m < 512 || q.n < 512) && !(a_direct && b_direct) {
         return Ok(false);
     }
@@ -258,7 +260,7 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     let (es, bk, bn) = (dtype.size() as u64, bk as u32, plan.tile.bn);
     // Batch strides in bytes; with one batch any multiple of 16 will do.
     let bstride = |s: i64, span: u64| if batch == 1 { (span * es).div_ceil(16).max(1) * 16 } else { s as u64 * es };
-    // float32 operands are TF32's: rounded by the loads (the output map, 16-bit types only, is not read here).
+    // float32 operands are TF32's, rounded by the loads (`tf32` matters for float32 alone; its output has no map).
     let map = |ptr: u64, dims: [u64; 3], strides: [u64; 2], boxes: [u32; 3]| tensor_map(dtype, true, ptr, dims, strides, boxes, GEMM_L2_PROMOTION);
     let tm_a = if plan.a_reg {
         // 32 M-elements (128 bytes) per box row, BK k-lines.

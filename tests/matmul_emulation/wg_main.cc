@@ -188,39 +188,40 @@ void run_case_reg(int bn, int batch, int M, int K, int N, int splits = 1, bool d
   fflush(stdout);
 }
 
-// Both operands rounded to TF32 to nearest, not truncated as the tensor
-// cores would: with K = 32 terms x * 2^-5, x = 1 + 3 * 2^-12 (between the
-// TF32 neighbours 1 and 1 + 2^-10, nearer the upper), every output is
-// exactly 1 + 2^-10; truncating x gives 1 (the general bound above lets one
-// operand's truncation pass). reg: the register-A kernel (x in a: B' in
-// shared memory; in b: A' through registers), else the K-major kernel.
-void run_case_rounding(bool reg, int bn, bool x_in_a) {
+// Both operands rounded to TF32 to nearest, ties to even, not truncated as
+// the tensor cores would: with K = 32 terms x * 2^-5, x = 1 + 3 * 2^-12
+// (between the TF32 neighbours 1 and 1 + 2^-10, nearer the upper), every
+// output is exactly 1 + 2^-10; truncating x gives 1 (the general bound
+// above lets one operand's truncation pass). `tie`: x = 1 + 2^-11, which
+// goes to the even 1. reg: the register-A kernel (x in a: B' in shared
+// memory; in b: A' through registers), else the K-major kernel.
+void run_case_rounding(bool reg, int bn, bool x_in_a, bool tie) {
   const int M = 64, K = 32, N = 48;
-  const float x = 1.0f + 3.0f / 4096, y = 1.0f / 32;
+  const float x = tie ? 1.0f + 1.0f / 2048 : 1.0f + 3.0f / 4096, y = 1.0f / 32, want = tie ? 1.0f : 1.0f + 1.0f / 1024;
   std::vector<float> A((size_t)M * K, x_in_a ? x : y), B((size_t)K * N, x_in_a ? y : x), C((size_t)M * N, NAN);
   std::vector<float> ws(64 * 1024, NAN); std::vector<int> flags(64, 0);
   GemmParams p{}; p.batch = 1; p.splits = 1; p.k_chunk = K; p.ws = ws.data(); p.flags = flags.data();
-  CUtensorMap ta, tb;
+  // A K-contiguous operand of `rows` rows, boxes of `box` rows, read as TF32.
+  auto kmap = [&](float* ptr, int rows, int box) {
+    return myns::emu_tensor_map(ptr, K, rows, 1, K * 4, ((uint64_t)rows * K * 4 + 15) / 16 * 16, 32, box, 4, true);
+  };
   if (reg) {  // c^T = b^T a^T: A' = b (N-contiguous), B' = a (K-contiguous)
     p.a = B.data(); p.b = A.data(); p.c = C.data(); p.M = N; p.N = M; p.K = K;
     p.sam = 1; p.sak = N; p.sab = (int64_t)K * N; p.sbk = 1; p.sbn = K; p.sbb = (int64_t)M * K;
     p.scm = 1; p.scn = N; p.scb = (int64_t)M * N;
-    ta = myns::emu_tensor_map(B.data(), N, K, 1, N * 4, ((uint64_t)K * N * 4 + 15) / 16 * 16, 32, 32, 4, true);
-    tb = myns::emu_tensor_map(A.data(), K, M, 1, K * 4, ((uint64_t)M * K * 4 + 15) / 16 * 16, 32, bn, 4, true);
-    launch(reg_kernels[width_index(bn)], 1, 1, ta, tb, p);
+    const CUtensorMap ta = myns::emu_tensor_map(B.data(), N, K, 1, N * 4, ((uint64_t)K * N * 4 + 15) / 16 * 16, 32, 32, 4, true);
+    launch(reg_kernels[width_index(bn)], 1, 1, ta, kmap(A.data(), M, bn), p);
   } else {  // b read K-contiguous (every element is the same)
     p.a = A.data(); p.b = B.data(); p.c = C.data(); p.M = M; p.N = N; p.K = K;
     p.sak = 1; p.sam = K; p.sab = (int64_t)M * K; p.sbk = 1; p.sbn = K; p.sbb = (int64_t)N * K;
     p.scn = 1; p.scm = N; p.scb = (int64_t)M * N;
-    ta = myns::emu_tensor_map(A.data(), K, M, 1, K * 4, ((uint64_t)M * K * 4 + 15) / 16 * 16, 32, 128, 4, true);
-    tb = myns::emu_tensor_map(B.data(), K, N, 1, K * 4, ((uint64_t)N * K * 4 + 15) / 16 * 16, 32, bn, 4, true);
-    launch(tf32_kk[width_index(bn)], 1, 1, ta, tb, p);
+    launch(tf32_kk[width_index(bn)], 1, 1, kmap(A.data(), M, 128), kmap(B.data(), N, bn), p);
   }
   int bad = 0;
   for (size_t i = 0; i < C.size(); ++i)
-    if (C[i] != 1.0f + 1.0f / 1024) { if (bad < 3) fprintf(stderr, "  [%zu] %.9g, want %.9g\n", i, C[i], 1.0 + 1.0 / 1024); ++bad; }
+    if (C[i] != want) { if (bad < 3) fprintf(stderr, "  [%zu] %.9g, want %.9g\n", i, C[i], want); ++bad; }
   ++cases;
-  printf("tf32 %s%d rounds %s to nearest: %s\n", reg ? "wgr" : "wg", bn, x_in_a ? "a" : "b", bad ? "FAIL" : "ok");
+  printf("tf32 %s%d rounds %s to nearest%s: %s\n", reg ? "wgr" : "wg", bn, x_in_a ? "a" : "b", tie ? " (a tie, to even)" : "", bad ? "FAIL" : "ok");
   if (bad) ++fails;
   fflush(stdout);
 }
@@ -291,7 +292,8 @@ int main(int argc, char** argv) {
   run_case_reg(256, 1, 70, 100, 300, 1, true);  // a read in place
   run_case_reg(64, 2, 130, 72, 100, 2, true);
   for (bool reg : {true, false})
-    for (bool x_in_a : {true, false}) run_case_rounding(reg, reg ? 256 : 64, x_in_a);
+    for (bool x_in_a : {true, false})
+      for (bool tie : {false, true}) run_case_rounding(reg, reg ? 256 : 64, x_in_a, tie);
   run_case_reg(64, 1, 200, 330, 513, 4);
   printf("%d cases, %d failures\n", cases, fails);
   return fails != 0;
