@@ -82,10 +82,9 @@ pub(crate) fn staged_shape(op: &Operand, layout: Layout, elem: i64, kmajor: bool
 
 /// Copies `op` (layout `layout`, as `plan::operand_layout` says) into a new
 /// buffer the fast kernels can read, queued on `stream`; `kmajor`: always
-/// K-major. Returns
-/// the copy as an operand and the buffer, which the caller keeps alive until
-/// the launches that read it are queued (the caching allocator reuses its
-/// memory only for work queued later on the stream).
+/// K-major. Returns the copy as an operand and the buffer, which the caller
+/// keeps alive until the launches that read it are queued (the caching
+/// allocator reuses its memory only for work queued later on the stream).
 pub(crate) fn stage(op: &Operand, layout: Layout, dtype: DType, kmajor: bool, device: usize, stream: usize) -> Result<(Operand, Tensor)> {
     let elem = dtype.size() as i64;
     let (k_major, ld) = staged_shape(op, layout, elem, kmajor);
