@@ -103,13 +103,16 @@ pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device:
     let b_layout = operand_layout(q.b as usize, q.batch, q.n, q.k, q.sbb, q.sbn, q.sbk, 4);
     // The K-major copies' leading dimension (both operands: the same K).
     let (_, ld) = pack::staged_shape(&a_op, a_layout, 4, true);
+    // K-contiguous operands TMA can read as they are need no copy.
+    let in_place = |op: &Operand| op.sk == 1 && op.ptr.is_multiple_of(16) && tma_readable(op.sr, op.k, op.sb, op.rows * op.sr, op.batch, 4);
+    let (a_direct, b_direct) = (in_place(&a_op), in_place(&b_op));
+    let stage = |op: &Operand, layout: Layout| pack::stage(op, layout, DType::F32, true, device, stream);
     // c^T = b^T a^T: A' = b^T (M-contiguous), B' = a in place or its K-major copy.
     let mut t = q.transposed();
-    let a_direct = a_layout == Layout::KMajor && eligible(&t, DType::F32, false, true, true, info);
     if !a_direct {
         (t.b, t.sbn, t.sbk, t.sbb) = (0, ld, 1, q.m * ld); // the copy's (16-byte aligned) address comes below
     }
-    if a_direct || eligible(&t, DType::F32, false, true, true, info) {
+    if eligible(&t, DType::F32, false, true, true, info) {
         let reg = match force {
             Force::Tile(name, splits) => plan::wg_reg_forced(name, *splits, t.m, t.n, t.k, t.batch, sms),
             Force::Auto { hopper: true } if t.m >= 256 && t.n > 16 && t.k >= 32 => Some(plan::wg_reg(t.m, t.n, t.k, t.batch, sms)),
@@ -119,7 +122,7 @@ pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device:
             let _copy = if a_direct {
                 None
             } else {
-                let (a, buf) = pack::stage(&a_op, a_layout, DType::F32, true, device, stream)?;
+                let (a, buf) = stage(&a_op, a_layout)?;
                 t.b = a.ptr;
                 Some(buf)
             };
@@ -127,9 +130,6 @@ pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device:
             return Ok(true);
         }
     }
-    // K-contiguous operands TMA can read as they are need no copy.
-    let in_place = |op: &Operand| op.sk == 1 && op.ptr.is_multiple_of(16) && tma_readable(op.sr, op.k, op.sb, op.rows * op.sr, op.batch, 4);
-    let (a_direct, b_direct) = (in_place(&a_op), in_place(&b_op));
     if matches!(force, Force::Auto { .. }) && (q.m < 512 || q.n < 512) && !(a_direct && b_direct) {
         return Ok(false);
     }
@@ -141,7 +141,6 @@ pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device:
         (p.b, p.sbb, p.sbn, p.sbk) = (0, q.n * ld, ld, 1);
     }
     let Some(plan) = plan(&p, DType::F32, true, true, force, info) else { return Ok(false) };
-    let stage = |op: &Operand, layout: Layout| pack::stage(op, layout, DType::F32, true, device, stream);
     let a_copy = if a_direct { None } else { Some(stage(&a_op, a_layout)?) };
     let b_copy = if b_direct { None } else { Some(stage(&b_op, b_layout)?) };
     if let Some((a, _)) = &a_copy {
