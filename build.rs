@@ -198,6 +198,12 @@ fn build_kernels(root: &Path, out: &Path) {
                         String::from_utf8_lossy(&output.stderr)
                     );
                 }
+                // ptxas only remarks on it, but serialized wgmmas run the
+                // kernel at a fraction of its speed: a build error here.
+                let log = [&output.stdout[..], &output.stderr[..]].concat();
+                if let Some(line) = String::from_utf8_lossy(&log).lines().find(|l| l.contains("Potential Performance Loss: wgmma")) {
+                    panic!("myns build: {}: {line}", src.display());
+                }
             });
         }
     });

@@ -173,13 +173,14 @@ def run(args) -> dict:
     rounds = max(3, getattr(args, "rounds", None) or 3)
     # Classes to run (this script's --only; bench/run.py's --only names benchmarks).
     only = [s for s in (getattr(args, "matmul_only", "") or "").split(",") if s]
+    kinds = [s for s in (getattr(args, "matmul_kinds", "") or "").split(",") if s]
     old_tf32 = torch.backends.cuda.matmul.allow_tf32
     records, rows, notes, clean_rows = [], [], [], []
     t_start = time.time()
     failed = []
     try:
         for cls, kind, batch, m, k, n, lay in problems(quick):
-            if only and cls not in only:
+            if (only and cls not in only) or (kinds and kind not in kinds):
                 continue
             torch.backends.cuda.matmul.allow_tf32 = KINDS[kind][1]
             torch.manual_seed(m * 7 + k * 3 + n + batch)
@@ -271,6 +272,7 @@ def main():
     p.add_argument("--quick", action="store_true")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--only", dest="matmul_only", default="", help="comma-separated classes")
+    p.add_argument("--kinds", dest="matmul_kinds", default="", help="comma-separated kinds (bf16, f16, tf32, f32)")
     p.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"))
     p.add_argument("--command", default=" ".join(["python"] + sys.argv), help="the command line to record in the report")
     args = p.parse_args()

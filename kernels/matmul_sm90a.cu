@@ -73,6 +73,23 @@ namespace sm90 {
 // 128-byte swizzle atom wide, 4 wgmma k-steps of 32 bytes. Narrower tiles
 // take more stages in about the same shared memory.
 constexpr int BK_BYTES = MYNS_WG_BK_BYTES, CONSUMERS = 2;
+// The register-A kernel issues each wgmma k-step as a group of its own and
+// keeps RS_PENDING groups in flight as it loads the next k-step's fragments
+// (cuBLAS's TF32 kernels keep 2): 1 or 2, as each of its 4 fragment buffers
+// is reloaded RS_PENDING + 1 groups after its reader.
+#ifndef MYNS_RS_PENDING
+#define MYNS_RS_PENDING 2
+#endif
+constexpr int RS_PENDING = MYNS_RS_PENDING;
+// The narrowest tile that does so. Narrower wgmmas (m64n128k8 and less)
+// are too short to hide the next k-step's loads: forced 128-wide tiles ran
+// 6-8% slower that way (bench/explore/tf32-kstep/), so they keep a k-tile
+// as one group, one group in flight.
+#ifndef MYNS_RS_KSTEP_BN
+#define MYNS_RS_KSTEP_BN 192
+#endif
+constexpr int RS_KSTEP_BN = MYNS_RS_KSTEP_BN;
+static_assert(RS_PENDING >= 1 && RS_PENDING + 2 <= BK_BYTES / 32, "a fragment buffer is reloaded RS_PENDING + 1 groups after its reader");
 constexpr int THREADS = MYNS_WG_THREADS;
 static_assert(THREADS == 128 * (CONSUMERS + 1), "one producer and two consumer warpgroups");
 // OUT16: 16-bit inputs and output (else TF32 in, float32 out). BM: 128, or
@@ -473,20 +490,22 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       const int rows = PP ? h * 64 : cw * 64;  // this m64 half's first row in the tile
       da0[h] = make_desc(a_stage(0) + (A_K ? rows * 128 : (rows / 64) * BK * 128), A_K ? 16 : BK * 128, 1024);
     }
-    // One k-tile (4 wgmma k-steps) with A through registers: loads this
-    // thread's fragments (already TF32: the TMA load rounded them): (pr, k),
-    // (pr + 1, k), (pr, k + 4), (pr + 1, k + 4) with k = 8 kk + t4; then
-    // issues the wgmmas.
-    auto mma_rs = [&](float (&d)[NACC], uint32_t (&af)[BK_BYTES / 32][4], int s) {
+    // This thread's A fragments of k-step kk of stage s (already TF32: the
+    // TMA load rounded them): (pr, k), (pr + 1, k), (pr, k + 4),
+    // (pr + 1, k + 4) with k = 8 kk + t4.
+    auto load_a = [&](uint32_t (&a)[4], int s, int kk) {
 #pragma unroll
-      for (int kk = 0; kk < BK_BYTES / 32; ++kk)
+      for (int h = 0; h < 2; ++h) {
+        const uint32_t line = kk * 8 + h * 4 + t4;
+        const float2 v = lds2(a_stage(s) + a_off + line * 128 + ((a_chunk ^ (line & 7)) << 4));
+        a[2 * h] = __float_as_uint(v.x);
+        a[2 * h + 1] = __float_as_uint(v.y);
+      }
+    };
+    // A whole k-tile as one group: its fragments, then its wgmmas.
+    auto mma_tile_rs = [&](float (&d)[NACC], uint32_t (&af)[BK_BYTES / 32][4], int s) {
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const uint32_t line = kk * 8 + h * 4 + t4;
-          const float2 v = lds2(a_stage(s) + a_off + line * 128 + ((a_chunk ^ (line & 7)) << 4));
-          af[kk][2 * h] = __float_as_uint(v.x);
-          af[kk][2 * h + 1] = __float_as_uint(v.y);
-        }
+      for (int kk = 0; kk < BK_BYTES / 32; ++kk) load_a(af[kk], s, kk);
       wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < BK_BYTES / 32; ++kk) WgmmaRS<BN>::run(d, af[kk], desc_add(db0, s * STAGE_UNITS + kk * KSTEP_B));
@@ -500,7 +519,9 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
         mbar_arrive(empty(s));
       }
     };
-    uint32_t af[2][BK_BYTES / 32][4];  // A_REG: double-buffered (one group stays in flight)
+    // A_REG: a fragment buffer per k-step of a tile; two tiles' worth where
+    // a k-tile is one group.
+    uint32_t af[2][BK_BYTES / 32][4];
     int it = 0, mine = 0;
     int64_t j = 0;
     for (uint32_t w = first; w < tiles; w += stride, ++j) {
@@ -523,31 +544,61 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       for (int kt = 0; kt < t.kt; ++kt, ++it) {
         const int s = it % STAGES, round = it / STAGES;
         mbar_wait(full(s), round & 1);
-        if constexpr (A_REG) {
-          // Constant indices keep af in registers (af[kt & 1] would not).
-          if (kt & 1) {
-            mma_rs(d[0], af[1], s);
-          } else {
-            mma_rs(d[0], af[0], s);
+        if constexpr (A_REG && BN >= RS_KSTEP_BN) {
+          // Each k-step's wgmma is a group of its own, RS_PENDING of them
+          // left in flight. The next k-step's fragments (at the last
+          // k-step, the next tile's first) load before this one issues,
+          // into the buffer whose reader is RS_PENDING + 1 groups back. So
+          // ptxas can tell that no register of an in-flight wgmma is
+          // written: loaded right before its own wgmma, it serialized them.
+          constexpr int KS = BK_BYTES / 32;
+          if (kt == 0) load_a(af[0][0], s, 0);
+#pragma unroll
+          for (int kk = 0; kk < KS; ++kk) {
+            if (kk + 1 < KS) load_a(af[0][kk + 1], s, kk + 1);
+            wgmma_fence();
+            WgmmaRS<BN>::run(d[0], af[0][kk], desc_add(db0, s * STAGE_UNITS + kk * KSTEP_B));
+            wgmma_commit();
+            wgmma_wait_all<RS_PENDING>(d);
+            keep_regs(af[0]);
+            if (kk + 1 == KS && kt + 1 < t.kt) {
+              const int s1 = (it + 1) % STAGES;
+              mbar_wait(full(s1), ((it + 1) / STAGES) & 1);
+              load_a(af[0][0], s1, 0);
+            }
+            // The previous tile's last group is done: its stage is free.
+            if (kk == RS_PENDING - 1 && prev >= 0) release(prev);
           }
         } else {
-          wgmma_fence();
-          const uint32_t su = static_cast<uint32_t>(s) * STAGE_UNITS;
+          if constexpr (A_REG) {
+            // Narrow tiles: a k-step's wgmma is too short to hide the next
+            // one's loads, so a k-tile is one group, its fragments loaded
+            // while the previous k-tile's group runs (constant indices keep
+            // af in registers; af[kt & 1] would not).
+            if (kt & 1) {
+              mma_tile_rs(d[0], af[1], s);
+            } else {
+              mma_tile_rs(d[0], af[0], s);
+            }
+          } else {
+            wgmma_fence();
+            const uint32_t su = static_cast<uint32_t>(s) * STAGE_UNITS;
 #pragma unroll
-          for (int kk = 0; kk < BK_BYTES / 32; ++kk) {
-            const uint64_t db = desc_add(db0, su + kk * KSTEP_B);
+            for (int kk = 0; kk < BK_BYTES / 32; ++kk) {
+              const uint64_t db = desc_add(db0, su + kk * KSTEP_B);
 #pragma unroll
-            for (int h = 0; h < MH; ++h) Wgmma<T, BN>::template run<!A_K, !B_K>(d[h], desc_add(da0[h], su + kk * KSTEP_A), db);
+              for (int h = 0; h < MH; ++h) Wgmma<T, BN>::template run<!A_K, !B_K>(d[h], desc_add(da0[h], su + kk * KSTEP_A), db);
+            }
           }
+          wgmma_commit();
+          // Keep one group in flight; the one before it is done with its stage.
+          wgmma_wait_all<1>(d);
+          if constexpr (A_REG) {
+            keep_regs(af[0]);
+            keep_regs(af[1]);
+          }
+          if (prev >= 0) release(prev);
         }
-        wgmma_commit();
-        // Keep one group in flight; the one before it is done with its stage.
-        wgmma_wait_all<1>(d);
-        if constexpr (A_REG) {
-          keep_regs(af[0]);
-          keep_regs(af[1]);
-        }
-        if (prev >= 0) release(prev);
         prev = s;
       }
       wgmma_wait_all<0>(d);

@@ -113,6 +113,14 @@ CASES = [
     ("tf32tma", "tf32", 1, 128, 4096, 4096, "kn", ["auto", "wgr128c2/4", "wgr64c2/2", "wgr128/2"]),
     ("tf32tma", "tf32", 1, 512, 512, 512, "kn", ["auto", "wgr64", "wgr64c2", "wg64", "128"]),
     ("tf32tma", "tf32", 1, 256, 1024, 1024, "nk", ["auto", "wg64", "wg128", "128", "64/2"]),
+    # 2026-11-28 (--only kstep): the register-A kernel with a wgmma group per
+    # k-step (bench/explore/tf32-kstep/), per tile width, against a library
+    # without it.
+    ("kstep", "tf32", 1, 512, 512, 512, "kn", ["auto", "wgr64", "wgr128"]),
+    ("kstep", "tf32", 1, 1024, 1024, 1024, "kn", ["auto", "wgr64", "wgr128", "wgr192", "wgr256"]),
+    ("kstep", "tf32", 1, 2048, 2048, 2048, "kn", ["auto", "wgr64", "wgr128", "wgr192", "wgr256"]),
+    ("kstep", "tf32", 1, 4096, 4096, 4096, "kn", ["auto", "wgr128", "wgr192", "wgr256"]),
+    ("kstep", "tf32", 1, 128, 4096, 4096, "kn", ["auto", "wgr64/2", "wgr128/2"]),
     # 2026-11-26 (--only small32): TF32 and float32 where the report is
     # lowest (small squares, M = 128), Hopper register-A against mma.sync
     # (no rounding copy) and the CUDA-core tiles with split K.

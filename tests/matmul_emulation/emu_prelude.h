@@ -8,6 +8,9 @@
 #include <cstring>
 #include <cmath>
 #include <vector>
+#include <deque>
+#include <functional>
+#include <map>
 #include <ucontext.h>
 #include <cstdio>
 #include <cstdlib>

@@ -32,24 +32,53 @@ inline float emu_B(const Desc& b, int k, int n, int trans) {
   return emu_ld<T>(b.start + (n % 64) * 2 + (n / 64) * b.lbo + (k % 8) * 128 + (k / 8) * b.sbo);
 }
 
+// wgmma is asynchronous: an issued wgmma joins this thread's open group,
+// commit closes the group, and wait_group<W> runs the oldest committed
+// groups until W are left. Each runs then, reading shared memory, its A
+// registers and its accumulators as they are at that moment, as the
+// hardware may: a kernel that refills a stage, or overwrites an A
+// fragment, before the wait that covers its readers gets a wrong product.
+struct EmuWgQueue {
+  std::vector<std::function<void()>> open;
+  std::deque<std::vector<std::function<void()>>> groups;
+};
+inline std::map<const emu::Fiber*, EmuWgQueue> emu_wg_queues;
+inline EmuWgQueue& emu_wg_queue() { return emu_wg_queues[emu::cur]; }
 template <typename T, int N> struct Wgmma {
   template <int TRANS_A, int TRANS_B>
   static void run(float (&d)[N / 2], uint64_t da, uint64_t db) {
     static_assert((TRANS_A == 0 && TRANS_B == 0) || sizeof(T) == 2, "tf32 reads K-major only");
-    constexpr int KS = 32 / sizeof(T);  // k16 for 16-bit types, k8 for tf32
-    Desc A = decode(da), B = decode(db);
-    int tid = emu::cur->tid.x % 128, w = tid / 32, l = tid % 32, g = l / 4, t = l % 4;
-    for (int i = 0; i < N / 2; ++i) {
-      int row = w * 16 + g + 8 * ((i / 2) % 2), col = (i / 4) * 8 + 2 * t + (i % 2);
-      double s = d[i];
-      for (int k = 0; k < KS; ++k) s += (double)emu_A<T>(A, row, k, TRANS_A) * emu_B<T>(B, k, col, TRANS_B);
-      d[i] = (float)s;
-    }
+    float* dp = d;
+    emu_wg_queue().open.push_back([dp, da, db] {
+      constexpr int KS = 32 / sizeof(T);  // k16 for 16-bit types, k8 for tf32
+      Desc A = decode(da), B = decode(db);
+      int tid = emu::cur->tid.x % 128, w = tid / 32, l = tid % 32, g = l / 4, t = l % 4;
+      for (int i = 0; i < N / 2; ++i) {
+        int row = w * 16 + g + 8 * ((i / 2) % 2), col = (i / 4) * 8 + 2 * t + (i % 2);
+        double s = dp[i];
+        for (int k = 0; k < KS; ++k) s += (double)emu_A<T>(A, row, k, TRANS_A) * emu_B<T>(B, k, col, TRANS_B);
+        dp[i] = (float)s;
+      }
+    });
   }
 };
 __device__ __forceinline__ void wgmma_fence() {}
-__device__ __forceinline__ void wgmma_commit() {}
-template <int W, int MH, int NACC> __device__ __forceinline__ void wgmma_wait_all(float (&)[MH][NACC]) {}
+inline void wgmma_commit() {
+  EmuWgQueue& q = emu_wg_queue();
+  q.groups.push_back(std::move(q.open));
+  q.open.clear();
+}
+template <int W, int MH, int NACC> inline void wgmma_wait_all(float (&)[MH][NACC]) {
+  EmuWgQueue& q = emu_wg_queue();
+  // Let the other threads (the producer too) run first: what they do
+  // between the issue and the wait is what the group may see.
+  if (q.groups.size() > (size_t)W) emu::yield();
+  while (q.groups.size() > (size_t)W) {
+    std::vector<std::function<void()>> g = std::move(q.groups.front());
+    q.groups.pop_front();
+    for (auto& op : g) op();
+  }
+}
 inline uint32_t smem_addr(const void* p) { return (uint32_t)((const unsigned char*)p - emu_window()); }
 
 // Register-A pieces of the tf32 kernel (mm_wgr*): an 8-byte shared load at a
@@ -70,6 +99,13 @@ inline void emu_syncwg() {
 }
 template <int N> struct WgmmaRS {
   static void run(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t db) {
+    float* dp = d;
+    const uint32_t* ap = a;
+    emu_wg_queue().open.push_back([dp, ap, db] { exec(*reinterpret_cast<float(*)[N / 2]>(dp), ap, db); });
+  }
+  // Every thread of the warpgroup runs its groups at the same wait, so the
+  // fragments gather there.
+  static void exec(float (&d)[N / 2], const uint32_t* a, uint64_t db) {
     const int wgi = emu::cur->tid.x / 128, lt = emu::cur->tid.x % 128;
     for (int i = 0; i < 4; ++i) emu_wg_regs[wgi][lt][i] = a[i];
     emu_syncwg();

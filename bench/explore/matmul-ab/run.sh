@@ -17,7 +17,7 @@ fi
 for r in $(seq 1 ${AB_ROUNDS:-3}); do
   for l in ${LIBS:-base new}; do
     echo "=== $l round $r"
-    MYNS_LIBRARY=$PWD/$D/$l.so timeout 200 python3 bench/bench_matmul.py --rounds 1 --only ${AB_ONLY:-square,llm,ragged,bmm} --out $OUT/ab-$l-$r > $OUT/ab-$l-$r.log 2>&1
+    MYNS_LIBRARY=$PWD/$D/$l.so timeout 200 python3 bench/bench_matmul.py --rounds 1 --only ${AB_ONLY:-square,llm,ragged,bmm} --kinds="${AB_KINDS:-}" --out $OUT/ab-$l-$r > $OUT/ab-$l-$r.log 2>&1
     grep -E "^\| (square|llm|ragged|bmm|decode|unaligned|lm_head) " $OUT/ab-$l-$r/*.md 2>/dev/null | head -0
   done
 done
