@@ -546,11 +546,13 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
         mbar_wait(full(s), round & 1);
         if constexpr (A_REG && BN >= RS_KSTEP_BN) {
           // Each k-step's wgmma is a group of its own, RS_PENDING of them
-          // left in flight. The next k-step's fragments (at the last
-          // k-step, the next tile's first) load before this one issues,
-          // into the buffer whose reader is RS_PENDING + 1 groups back. So
-          // ptxas can tell that no register of an in-flight wgmma is
-          // written: loaded right before its own wgmma, it serialized them.
+          // left in flight. The next k-step's fragments load before this
+          // one issues, into the buffer whose reader is RS_PENDING + 1
+          // groups back, so ptxas can tell that no register of an
+          // in-flight wgmma is written (loaded right before its own wgmma,
+          // it serialized them). The next tile's first fragments load after
+          // the last k-step's wgmma issues: waiting for their stage does not
+          // hold it back.
           constexpr int KS = BK_BYTES / 32;
           if (kt == 0) load_a(af[0][0], s, 0);
 #pragma unroll

@@ -42,6 +42,10 @@ static void launch(WgKern k, unsigned gx, unsigned gz, const CUtensorMap& a, con
         for (auto& f : fibers) { if (f.done) continue; all = false; emu::cur = &f; swapcontext(&emu::sched, &f.ctx); }
         if (myns::emu_progress == last) { if (++idle > 2000) { fprintf(stderr, "DEADLOCK in block %u,%u\n", x, z); exit(3); } } else { idle = 0; last = myns::emu_progress; }
       }
+      // Every wgmma group is waited for before the block ends.
+      for (auto& [f, q] : myns::sm90::emu_wg_queues)
+        if (!q.open.empty() || !q.groups.empty()) { fprintf(stderr, "FAIL: block %u,%u ended with wgmma groups not waited for\n", x, z); exit(5); }
+      myns::sm90::emu_wg_queues.clear();
     }
 }
 
