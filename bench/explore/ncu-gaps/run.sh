@@ -5,7 +5,10 @@
 # copy and the product), the ragged 3000 x 1000 x 2000, bmm of 256 small
 # products, f16 1024^3, and M = 16 decode against 4096 x 14336 weights.
 # Sections: speed of light, compute and memory workload, scheduler, warp
-# states, instructions, launch, occupancy. Writes $OUT/ncu-h100-<tag>.txt (README.md here: the run at 1e54be5).
+# states, instructions, launch, occupancy. Writes $OUT/ncu-$GPU_TAG-<tag>.txt
+# (GPU_TAG h100 unless set; README.md here: the run at 1e54be5). CASES=tf32:
+# only TF32 512^3, 1024^3 and 4096^3, ours (one launch: the operands are
+# read in place since 605e258) against cuBLAS.
 set -uo pipefail
 OUT=${OUT:-/tmp/ncu-out}; mkdir -p "$OUT"
 python3 - <<'PY'
@@ -23,10 +26,17 @@ one() {  # one <tag> <launches to skip> <launches to profile> <ncu_matmul.py arg
   local tag=$1 skip=$2 count=$3
   shift 3
   timeout 150 ncu $S --kernel-name regex:"mm_|gemm|nvjet|xmma|cutlass" --launch-skip "$skip" --launch-count "$count" \
-    python3 bench/explore/ncu_matmul.py "$@" > "$OUT/ncu-h100-$tag.txt" 2>&1
+    python3 bench/explore/ncu_matmul.py "$@" > "$OUT/ncu-${GPU_TAG:-h100}-$tag.txt" 2>&1
   echo "== $tag: exit $?"
-  grep -E "^  [a-zA-Z_].*\(|^    Duration|^    Compute \(SM\) Throughput|^    Memory Throughput|^    DRAM Throughput|^    Executed Ipc Active|^    No Eligible" "$OUT/ncu-h100-$tag.txt" | head -24
+  grep -E "^  [a-zA-Z_].*\(|^    Duration|^    Compute \(SM\) Throughput|^    Memory Throughput|^    DRAM Throughput|^    Executed Ipc Active|^    No Eligible" "$OUT/ncu-${GPU_TAG:-h100}-$tag.txt" | head -24
 }
+if [ "${CASES:-all}" = tf32 ]; then
+  for n in 512 1024 4096; do
+    one tf32-$n-myns 2 1 myns $n $n $n tf32
+    one tf32-$n-torch 2 1 torch $n $n $n tf32
+  done
+  exit 0
+fi
 one tf32-4096-myns 4 2 myns 4096 4096 4096 tf32   # two launches a call: the rounding copy, the product
 one tf32-4096-torch 2 1 torch 4096 4096 4096 tf32
 one ragged-3000-myns 2 1 myns 3000 1000 2000
