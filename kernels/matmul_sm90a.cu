@@ -50,7 +50,10 @@
 // with an M-contiguous A (`mm_wgr<BN>_tf32`): wgmma reads TF32 from shared
 // memory K-major only, so the consumers load that A into registers
 // themselves and use wgmma's register-A form. The Rust side runs it on
-// c^T = b^T a^T, so that a row-major b needs no transposed copy. TF32
+// c^T = b^T a^T, so that a row-major b needs no transposed copy. It also
+// runs ping-pong on 64-row tiles (`mm_wgrh<BN>_tf32`): one m64nBN wgmma
+// chain per tile, as cuBLAS runs TF32 1024^3 (64 x 128), where the
+// cooperative 128 x 64 tile issues two m64n64 chains per block. TF32
 // operands are rounded to nearest (ties to even) by the TMA loads
 // themselves: src/gemm/sm90.rs encodes their tensor maps as TFLOAT32
 // (bench/explore/tf32-tma/); the tensor cores alone would drop the low 13
@@ -60,6 +63,7 @@
 //   mm_wgp<BN>_<dtype>_<a><b>(tmA, tmB, tmC, GemmParams)
 //   mm_wgh<BN>_<dtype>_<a><b>(tmA, tmB, tmC, GemmParams)
 //   mm_wgr<BN>_tf32(tmA, tmB, tmC, GemmParams)
+//   mm_wgrh<BN>_tf32(tmA, tmB, tmC, GemmParams)
 #include <cuda.h>
 
 #include "matmul_common.cuh"
@@ -81,10 +85,13 @@ constexpr int BK_BYTES = MYNS_WG_BK_BYTES, CONSUMERS = 2;
 #define MYNS_RS_PENDING 2
 #endif
 constexpr int RS_PENDING = MYNS_RS_PENDING;
-// The narrowest tile that does so. Narrower wgmmas (m64n128k8 and less)
-// are too short to hide the next k-step's loads: forced 128-wide tiles ran
-// 6-8% slower that way (bench/explore/tf32-kstep/), so they keep a k-tile
-// as one group, one group in flight.
+// The narrowest cooperative tile that does so. Narrower wgmmas (m64n128k8
+// and less) are too short to hide the next k-step's loads: forced 128-wide
+// tiles ran 6-8% slower that way (bench/explore/tf32-kstep/), so they keep
+// a k-tile as one group, one group in flight. The 64-row ping-pong tiles,
+// whose one consumer at a time is the only wgmma chain of its SM, do so at
+// every width (H200, 1024^3 on 64 x 128 tiles: 0.78 -> 0.90 of cuBLAS;
+// bench/explore/tf32-half/).
 #ifndef MYNS_RS_KSTEP_BN
 #define MYNS_RS_KSTEP_BN 192
 #endif
@@ -317,8 +324,8 @@ __device__ __forceinline__ void wgmma_wait_all(float (&d)[MH][NACC]) {
 
 // A_K / B_K: the operand is K-contiguous (else MN-contiguous; 16-bit types).
 // PP: ping-pong schedule (see the top of this file). A_REG (tf32 only,
-// cooperative): A is M-contiguous and goes through registers. BM: the
-// tile's rows, 128 or 64 (ping-pong).
+// cooperative or ping-pong on 64 rows): A is M-contiguous and goes through
+// registers. BM: the tile's rows, 128 or 64 (ping-pong).
 template <typename T>
 __device__ __forceinline__ uint32_t pack2(float x, float y) {
   auto v = Pair<T>::make(x, y);
@@ -332,7 +339,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   constexpr int BK = BK_BYTES / sizeof(T);
   // m64 halves of the tile one consumer computes: all in ping-pong.
   constexpr int MH = PP ? BM / 64 : 1;
-  static_assert(!(PP && A_REG), "the register-A kernel is cooperative");
+  static_assert(!(PP && A_REG) || BM == 64, "the register-A kernel is cooperative or on 64-row tiles");
   static_assert((A_K && B_K) || sizeof(T) == 2 || A_REG, "tf32 tiles are K-major");
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const uint32_t raw = smem_addr(smem_raw);
@@ -404,6 +411,10 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     }
     mbar_init(turn(0), 4);
     mbar_init(turn(1), 4);
+    // Consumer 0's first turn is free: turn(0)'s phase 0 completes here, so
+    // that every turn is waited for alike (a wait under a branch serialized
+    // the register-A ping-pong kernel's wgmmas).
+    for (int w = 0; w < 4; ++w) mbar_arrive(turn(0));
     mbar_init_fence();
   }
   if (cl > 1) cluster_arrive();
@@ -475,7 +486,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     // pr + 1, so one 8-byte load reads both, and the warp's loads fall on
     // distinct banks under the 128-byte swizzle (the two half-warps each
     // cover 8 of the 16-byte chunks of a line). The epilogue uses the same map.
-    const int pr = cw * 64 + (warp >> 1) * 32 + (warp & 1) * 8 + (g & 1) * 2 + (g & 2) * 8 + (g >> 2) * 4;
+    const int pr = (PP ? 0 : cw * 64) + (warp >> 1) * 32 + (warp & 1) * 8 + (g & 1) * 2 + (g & 2) * 8 + (g >> 2) * 4;
     const uint32_t a_off = (pr >> 5) * (BK * 128) + (pr & 3) * 4, a_chunk = (pr & 31) >> 2;
     // Descriptors of stage 0's tiles at k-step 0 (A: of each m64 half this
     // consumer computes); stage s, k-step kk is s * STAGE_UNITS + kk * KSTEP_*
@@ -526,14 +537,18 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     int64_t j = 0;
     for (uint32_t w = first; w < tiles; w += stride, ++j) {
       const Item t = item(w);
-      if (PP && (j & 1) != cw) {
+      // (Warp votes here and in the turn's wait: branches ptxas must take as
+      // divergent serialize the register-A ping-pong kernel's wgmmas.)
+      if (PP && __all_sync(0xffffffffu, (j & 1) != cw)) {
         it += t.kt;  // the other consumer's tile: skip its stages
         continue;
       }
       // Ping-pong: wait for the other consumer to finish its main loop, so
       // the two take the tensor cores in turn and every stage this one
-      // waits for is at most one round ahead of its barrier's phase.
-      if (PP && (cw == 1 || mine > 0)) mbar_wait(turn(cw), (cw == 1 ? mine : mine - 1) & 1);
+      // waits for is at most one round ahead of its barrier's phase. (Turn
+      // `mine` of consumer 0 is phase `mine` of turn(0), phase 0 being
+      // free; of consumer 1, phase `mine` of turn(1).)
+      if (PP) mbar_wait_warp(turn(cw), mine & 1);
       const int m0 = t.m0, n0 = t.n0;
       float d[MH][NACC];
 #pragma unroll
@@ -544,7 +559,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       for (int kt = 0; kt < t.kt; ++kt, ++it) {
         const int s = it % STAGES, round = it / STAGES;
         mbar_wait(full(s), round & 1);
-        if constexpr (A_REG && BN >= RS_KSTEP_BN) {
+        if constexpr (A_REG && (BN >= RS_KSTEP_BN || PP)) {
           // Each k-step's wgmma is a group of its own, RS_PENDING of them
           // left in flight. The next k-step's fragments load before this
           // one issues, into the buffer whose reader is RS_PENDING + 1
@@ -902,7 +917,8 @@ using myns::GemmParams;
   MYNS_WG_LAYOUTS(wgp, true, BN, f16, __half, MYNS_WG_BM)
 #define MYNS_WG_HALF(BN, STAGES)                                   \
   MYNS_WG_LAYOUTS(wgh, true, BN, bf16, __nv_bfloat16, MYNS_WGH_BM) \
-  MYNS_WG_LAYOUTS(wgh, true, BN, f16, __half, MYNS_WGH_BM)
+  MYNS_WG_LAYOUTS(wgh, true, BN, f16, __half, MYNS_WGH_BM) \
+  MYNS_WG_ONE(mm_wgrh##BN##_tf32, float, false, true, BN, true, true, MYNS_WGH_BM)
 MYNS_WG_TILES(MYNS_WG_COOP)
 MYNS_WGP_TILES(MYNS_WG_PINGPONG)
 MYNS_WGH_TILES(MYNS_WG_HALF)

@@ -32,6 +32,18 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
                  : "memory");
   } while (!done);
 }
+// As mbar_wait, but the warp leaves the loop together (a vote on each
+// try): ptxas takes a branch around wgmmas that read registers, on a
+// thread-dependent exit, as divergent, and serializes them.
+__device__ __forceinline__ void mbar_wait_warp(uint32_t bar, uint32_t parity) {
+  uint32_t done = 0;
+  do {
+    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(done)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+  } while (!__all_sync(0xffffffffu, done));
+}
 // A box of `map` at (c0, c1, c2) into shared memory at `dst`, its bytes
 // counted on the barrier at `bar`.
 __device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1, int c2) {

@@ -121,6 +121,20 @@ CASES = [
     ("kstep", "tf32", 1, 2048, 2048, 2048, "kn", ["auto", "wgr64", "wgr128", "wgr192", "wgr256"]),
     ("kstep", "tf32", 1, 4096, 4096, 4096, "kn", ["auto", "wgr128", "wgr192", "wgr256"]),
     ("kstep", "tf32", 1, 128, 4096, 4096, "kn", ["auto", "wgr64/2", "wgr128/2"]),
+    # 2026-11-28 (--only tf32h): the register-A kernel ping-pong on 64-row
+    # tiles (`wgrh`: one m64n128 or m64n64 wgmma chain per tile, as cuBLAS
+    # runs TF32 1024^3 on 64 x 128 tiles) against the cooperative widths.
+    ("tf32h", "tf32", 1, 512, 512, 512, "kn", ["auto", "wgr64", "wgrh128", "wgrh64", "wgrh64/2", "wgrh128/2", "wgrh128/4"]),
+    ("tf32h", "tf32", 1, 1024, 1024, 1024, "kn", ["auto", "wgr64", "wgrh128", "wgrh64", "wgrh128c2", "wgrh128/2"]),
+    ("tf32h", "tf32", 1, 1000, 1000, 1000, "kn", ["auto", "wgrh128", "wgrh64"]),
+    ("tf32h", "tf32", 1, 2048, 2048, 2048, "kn", ["auto", "wgrh128", "wgrh128c2"]),
+    ("tf32h", "tf32", 1, 4096, 4096, 4096, "kn", ["auto", "wgrh128"]),
+    ("tf32h", "tf32", 1, 3000, 1000, 2000, "kn", ["auto", "wgrh128", "wgrh64"]),
+    ("tf32h", "tf32", 1, 128, 4096, 4096, "kn", ["auto", "wgrh128", "wgrh128/2", "wgrh64", "wgrh64/2"]),
+    ("tf32h", "tf32", 1, 32, 4096, 4096, "kn", ["auto", "wgrh64", "wgrh64/2", "wgrh64/4"]),
+    ("tf32h", "tf32", 1, 64, 4096, 4096, "kn", ["auto", "wgrh64/2", "wgrh128/2", "wgrh64/4"]),
+    ("tf32h", "tf32", 1, 128, 14336, 4096, "kn", ["auto", "wgrh128/2", "wgrh128"]),
+    ("tf32h", "tf32", 1, 256, 4096, 4096, "kn", ["auto", "wgrh128", "wgrh64", "wgrh128/2"]),
     # 2026-11-26 (--only small32): TF32 and float32 where the report is
     # lowest (small squares, M = 128), Hopper register-A against mma.sync
     # (no rounding copy) and the CUDA-core tiles with split K.

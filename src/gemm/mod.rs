@@ -162,12 +162,14 @@ impl GemmParams {
 /// M-contiguous, b K- or N-contiguous).
 type Layouts = [Kernel; 4];
 
-/// The Hopper kernels of one tile: bf16 and f16 in the four layouts; for
-/// cooperative tiles also TF32 (K-major operands, then the register-A form).
+/// The Hopper kernels of one tile: bf16 and f16 in the four layouts; TF32
+/// with K-major operands (cooperative tiles) and in the register-A form
+/// (cooperative and 64-row tiles).
 struct WgKernels {
     bf16: Layouts,
     f16: Layouts,
-    tf32: Option<[Kernel; 2]>,
+    tf32_kk: Option<Kernel>,
+    tf32_reg: Option<Kernel>,
 }
 
 // TC_F16, TC_BF16, TC_TF32, TC_X64, SIMT_F32, WG_KERNELS, WGP_KERNELS, WGH_KERNELS, SKINNY_KERNELS, SKINNY_TMA_KERNELS,

@@ -459,9 +459,30 @@ pub(crate) fn wg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64,
 /// one with the least modelled time (`wg_cost`: whole waves; on the H100,
 /// 3000 x 1000 x 2000 ran 1.2x faster on 192-wide tiles, two full waves,
 /// than on 256-wide ones). `m`, `n` are those of the transposed problem.
+///
+/// But where the 64-row tiles give each block one tile (split as above)
+/// and at most 4096 of K, those run: one m64 wgmma chain per block, ping-
+/// pong, beat two shorter cooperative ones on such short blocks (H200,
+/// bench/explore/tf32-half/: 512^3 0.83 -> 0.93 of cuBLAS on `wgrh64`,
+/// 1024^3 0.87 -> 0.90 and 1000^3 0.90 -> 0.96 on `wgrh128`, M = 128 and
+/// 256 against 4096 x 4096 0.99 -> 1.05 and 0.95 -> 1.02), and lose on
+/// longer ones (M = 128, K = 14336: 1.04 -> 0.98 in two splits of 7168;
+/// 2048^3, four tiles a block: 0.98 -> 0.58).
 pub(crate) fn wg_reg(m: i64, n: i64, k: i64, batch: i64, sms: i64) -> WgPlan {
-    let tiles = |bn: i64| cdiv(m, WG_BM) * cdiv(n, bn) * batch;
     let splits_for = |count: i64| if 2 * count >= sms { 1 } else { (sms / count).min(k / 1024).max(1) };
+    // Of those, the one with the most blocks, then the fewest columns past
+    // n, then the widest (M = 64: 64 x 64 tiles in two splits ran at 0.99
+    // of cuBLAS, 64 x 128 ones at 0.80; M = 128: 64 x 128 in two splits
+    // 1.05, 64 x 64 unsplit 0.91).
+    let half_tiles = |t: &WgTile| cdiv(m, WGH_BM) * cdiv(n, t.bn) * batch;
+    let key = |t: &&WgTile| (half_tiles(t) * splits_for(half_tiles(t)), -cdiv(n, t.bn) * t.bn, t.bn);
+    if let Some(t) = WGH.iter().filter(|t| half_tiles(t) <= sms).max_by_key(key) {
+        let splits = splits_for(half_tiles(t));
+        if cdiv(k, splits) <= 4096 {
+            return WgPlan { tile: *t, splits, a_reg: true, cluster: 1 };
+        }
+    }
+    let tiles = |bn: i64| cdiv(m, WG_BM) * cdiv(n, bn) * batch;
     let bn = match WG.iter().rev().find(|t| t.bn >= n) {
         Some(t) if 2 * tiles(t.bn) * splits_for(tiles(t.bn)) >= sms => t.bn,
         _ => {
@@ -478,8 +499,9 @@ pub(crate) fn wg_reg(m: i64, n: i64, k: i64, batch: i64, sms: i64) -> WgPlan {
     WgPlan { tile, splits: splits_for(tiles(bn)), a_reg: true, cluster: 1 }
 }
 
-/// The forced register-A plan (`wgr`, `wgr256`, ...; `c2` at the end: in
-/// pairs sharing B, where there are two rows of tiles).
+/// The forced register-A plan (`wgr`, `wgr256`, ...; `wgrh128`, `wgrh64`:
+/// ping-pong on 64-row tiles; `c2` at the end: in pairs sharing B, where
+/// there are two rows of tiles).
 pub(crate) fn wg_reg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64, batch: i64, sms: i64) -> Option<WgPlan> {
     let (name, cluster) = match name.strip_suffix("c2") {
         Some(name) => (name, 2),
@@ -489,8 +511,12 @@ pub(crate) fn wg_reg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: 
     let plan = match name.strip_prefix("wgr")? {
         "" => WgPlan { splits: splits.unwrap_or(auto.splits), ..auto },
         width => {
+            let (list, width) = match width.strip_prefix('h') {
+                Some(width) => (&WGH[..], width),
+                None => (&WG[..], width),
+            };
             let bn: i64 = width.parse().ok()?;
-            let tile = *WG.iter().find(|t| t.bn == bn)?;
+            let tile = *list.iter().find(|t| t.bn == bn)?;
             WgPlan { tile, splits: splits.unwrap_or(1), a_reg: true, cluster: 1 }
         }
     };
@@ -854,15 +880,36 @@ mod tests {
 
     #[test]
     fn tf32_register_a() {
-        // M = 128 prefill as c^T: m' = N = 4096, n' = 128: 128-wide tiles, split.
+        // M = 128 prefill as c^T: m' = N = 4096, n' = 128: 64 x 128 tiles
+        // in two splits; with K = 14336, 128 x 128 tiles in four.
         let p = wg_reg(4096, 128, 4096, 1, SMS);
-        assert_eq!((p.tile.bn, p.splits, p.a_reg), (128, 4, true));
+        assert_eq!((p.tile, p.splits, p.a_reg), (WGH[0], 2, true));
+        let p = wg_reg(4096, 128, 14336, 1, SMS);
+        assert_eq!((p.tile, p.splits, p.a_reg), (WG[2], 4, true));
+        // One 64-row tile a block, unsplit: 256 x 4096 x 4096, 1024^3,
+        // 1000^3 (64 x 128), 512^3 (64 x 64: 64 blocks, not 32).
+        for (m, n, k) in [(4096, 256, 4096), (1024, 1024, 1024), (1000, 1000, 1000)] {
+            assert_eq!(wg_reg(m, n, k, 1, SMS).tile, WGH[0], "{m} {n} {k}");
+        }
+        assert_eq!(wg_reg(512, 512, 512, 1, SMS).tile, WGH[1]);
+        // M = 64 and 32: 64 x 64 tiles in two splits.
+        for n in [64, 32] {
+            let p = wg_reg(4096, n, 4096, 1, SMS);
+            assert_eq!((p.tile, p.splits), (WGH[1], 2), "{n}");
+        }
+        // More 64-row tiles than SMs: the cooperative tiles.
+        assert_eq!(wg_reg(2048, 2048, 2048, 1, SMS).tile.bm, WG_BM);
         let p = wg_reg_forced("wgr64", None, 4096, 128, 4096, 1, SMS).unwrap();
         assert_eq!((p.tile.bn, p.splits), (64, 1));
         assert_eq!(wg_reg_forced("wg64", None, 4096, 128, 4096, 1, SMS), None);
+        // 64-row ping-pong tiles.
+        let p = wg_reg_forced("wgrh128", Some(2), 1024, 1024, 1024, 1, SMS).unwrap();
+        assert_eq!((p.tile, p.splits, p.a_reg), (WGH[0], 2, true));
+        assert_eq!(wg_reg_forced("wgrh64c2", None, 1024, 1024, 1024, 1, SMS).map(|p| (p.tile, p.cluster)), Some((WGH[1], 2)));
+        assert_eq!(wg_reg_forced("wgrh192", None, 1024, 1024, 1024, 1, SMS), None);
         // Pairs when forced, where there are two rows of tiles.
         assert_eq!(wg_reg_forced("wgr256c2", None, 4096, 4096, 4096, 1, SMS).unwrap().cluster, 2);
-        assert_eq!(wg_reg_forced("wgrc2", None, 100, 4096, 4096, 1, SMS).unwrap().cluster, 1);
+        assert_eq!(wg_reg_forced("wgrc2", None, 60, 4096, 4096, 1, SMS).unwrap().cluster, 1);
         assert_eq!(wg_reg(4096, 4096, 4096, 1, SMS).cluster, 1);
         // Large problems: the width with the fewest whole waves of work.
         assert_eq!(wg_reg(2000, 3000, 1000, 1, SMS).tile.bn, 192);

@@ -293,11 +293,11 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     };
     let kernels = &table[width];
     let layout = (!a_k as usize) * 2 + !b_k as usize;
-    let f = match (dtype, &kernels.tf32) {
-        (DType::F32, Some(tf32)) if plan.a_reg && b_k => &tf32[1],
-        (DType::F32, Some(tf32)) if a_k && b_k => &tf32[0],
-        (DType::BF16, _) => &kernels.bf16[layout],
-        (DType::F16, _) => &kernels.f16[layout],
+    let f = match (dtype, &kernels.tf32_kk, &kernels.tf32_reg) {
+        (DType::F32, _, Some(reg)) if plan.a_reg && b_k => reg,
+        (DType::F32, Some(kk), _) if !plan.a_reg && a_k && b_k => kk,
+        (DType::BF16, ..) => &kernels.bf16[layout],
+        (DType::F16, ..) => &kernels.f16[layout],
         _ => return Err(Error::runtime(format!("the Hopper kernel has no {dtype:?} variant with this layout"))),
     };
     let smem = plan.tile.smem(dtype.size() as i64);

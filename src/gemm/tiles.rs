@@ -253,21 +253,19 @@ pub fn rust_kernels() -> String {
     r += &table("TC_TF32", "MATMUL_TC", "mm_tc_tf32", &TC_TF32);
     r += &table("TC_X64", "MATMUL_TC", "mm_tc_f32x", &TC_X64);
     r += &table("SIMT_F32", "MATMUL_SIMT", "mm_simt_f32", &SIMT);
-    // Hopper: per tile, bf16 and f16 in the four layouts, then tf32 (K-major) and
-    // the register-A tf32 kernel (cooperative tiles only).
+    // Hopper: per tile, bf16 and f16 in the four layouts, then tf32 K-major
+    // (cooperative tiles) and the register-A tf32 kernel (cooperative and
+    // 64-row tiles: `mm_wgr<BN>_tf32`, `mm_wgrh<BN>_tf32`).
     let wg = |t: &WgTile| {
         let kind = t.kind();
         let half = |dt: &str| layouts(&format!("mm_{kind}{}_{dt}", t.bn)).replace("{M}", "MATMUL_SM90A");
-        let tf32 = if t.pingpong {
-            "None".to_string()
-        } else {
-            format!(
-                "Some([crate::cuda::Kernel::new(&crate::kernels::MATMUL_SM90A, \"mm_wg{bn}_tf32_kk\"), \
-                 crate::cuda::Kernel::new(&crate::kernels::MATMUL_SM90A, \"mm_wgr{bn}_tf32\")])",
-                bn = t.bn
-            )
+        let kernel = |name: String| format!("Some(crate::cuda::Kernel::new(&crate::kernels::MATMUL_SM90A, \"{name}\"))");
+        let (kk, reg) = match kind {
+            "wg" => (kernel(format!("mm_wg{}_tf32_kk", t.bn)), kernel(format!("mm_wgr{}_tf32", t.bn))),
+            "wgh" => ("None".to_string(), kernel(format!("mm_wgrh{}_tf32", t.bn))),
+            _ => ("None".to_string(), "None".to_string()),
         };
-        format!("WgKernels {{ bf16: {}, f16: {}, tf32: {tf32} }}", half("bf16"), half("f16"))
+        format!("WgKernels {{ bf16: {}, f16: {}, tf32_kk: {kk}, tf32_reg: {reg} }}", half("bf16"), half("f16"))
     };
     for (name, list) in [("WG_KERNELS", &WG[..]), ("WGP_KERNELS", &WGP[..]), ("WGH_KERNELS", &WGH[..])] {
         let rows: Vec<String> = list.iter().map(wg).collect();

@@ -49,6 +49,7 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
   auto& b = bar_at(bar);
   while ((b.phase & 1) == parity) emu::yield();  // phase `parity` not yet complete
 }
+__device__ __forceinline__ void mbar_wait_warp(uint32_t bar, uint32_t parity) { mbar_wait(bar, parity); }
 __device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1, int c2) {
   const EmuMap* m = reinterpret_cast<const EmuMap*>(map);
   if (dst % 1024) { fprintf(stderr, "TMA dst not 1024-aligned for 128B swizzle\n"); abort(); }

@@ -145,9 +145,12 @@ void run_case(int bn, int pp, bool a_k, bool b_k, int batch, int M, int K, int N
 // and a K-major, read in place when TMA can (`direct`: rows of a multiple
 // of 4 floats) or else from a K-major copy (made here on the host); the TMA
 // loads round both to TF32 (TFLOAT32 maps); split-K partials summed by the
-// kernel.
+// kernel. `half`: the 64-row ping-pong form (mm_wgrh*) on `blocks` blocks,
+// whose consumers take the tiles in turn.
 static const WgKern reg_kernels[4] = {mm_wgr256_tf32, mm_wgr192_tf32, mm_wgr128_tf32, mm_wgr64_tf32};
-void run_case_reg(int bn, int batch, int M, int K, int N, int splits = 1, bool direct = false) {
+static const WgKern reg_half_kernels[2] = {mm_wgrh128_tf32, mm_wgrh64_tf32};
+void run_case_reg(int bn, int batch, int M, int K, int N, int splits = 1, bool direct = false, bool half = false, unsigned blocks = 2) {
+  const int bm = half ? 64 : 128;
   std::mt19937 rng(M * 7 + K * 13 + N + batch + 1); std::normal_distribution<float> nd;
   auto r4 = [](int x) { return (x + 3) / 4 * 4; };
   const int64_t sam = direct ? r4(K) + 4 : K + 3, sab = (int64_t)M * sam;  // a: any layout (the copy reads it)
@@ -167,18 +170,19 @@ void run_case_reg(int bn, int batch, int M, int K, int N, int splits = 1, bool d
   p.scm = 1; p.scn = N; p.scb = (int64_t)M * N; p.batch = batch;
   const int kt = 32, chunk = ((K + splits - 1) / splits + kt - 1) / kt * kt;
   p.splits = splits > 1 ? (K + chunk - 1) / chunk : 1; p.k_chunk = p.splits > 1 ? chunk : K;
-  const size_t wtiles = (size_t)batch * ((N + 127) / 128) * ((M + bn - 1) / bn);
-  std::vector<float> ws(wtiles * p.splits * 128 * bn, NAN);
+  const size_t wtiles = (size_t)batch * ((N + bm - 1) / bm) * ((M + bn - 1) / bn);
+  std::vector<float> ws(wtiles * p.splits * bm * bn, NAN);
   std::vector<int> flags(2 * wtiles, 0);
   p.ws = ws.data(); p.flags = flags.data();
   auto bstride = [&](int64_t s, uint64_t span) -> uint64_t { return batch == 1 ? ((span * 4 + 15) / 16) * 16 : (uint64_t)s * 4; };
   CUtensorMap ta = myns::emu_tensor_map(B.data(), N, K, batch, sbk * 4, bstride(sbb, (uint64_t)K * sbk), 32, 32, 4, true);
   CUtensorMap tb = myns::emu_tensor_map(Bp, K, M, batch, ld * 4, bstride(p.sbb, (uint64_t)M * ld), 32, bn, 4, true);
-  unsigned tiles = (unsigned)(((N + 127) / 128) * ((M + bn - 1) / bn) * batch * p.splits);
-  launch(reg_kernels[width_index(bn)], tiles < 2 ? tiles : 2, 1, ta, tb, p);
+  unsigned tiles = (unsigned)(((N + bm - 1) / bm) * ((M + bn - 1) / bn) * batch * p.splits);
+  launch(half ? reg_half_kernels[bn == 128 ? 0 : 1] : reg_kernels[width_index(bn)], tiles < blocks ? tiles : blocks, 1, ta, tb, p);
   int bad = 0;
+  // (Ping-pong: one counter per tile.)
   for (size_t i = 0; p.splits > 1 && i < flags.size(); ++i)
-    if (flags[i] != p.splits) { if (bad < 3) fprintf(stderr, "  counter %zu: %d arrivals of %d\n", i, flags[i], (int)p.splits); ++bad; }
+    if (flags[i] != (half && i % 2 ? 0 : p.splits)) { if (bad < 3) fprintf(stderr, "  counter %zu: %d arrivals of %d\n", i, flags[i], (int)p.splits); ++bad; }
   const double u_in = 1.0 / 2048;  // both operands rounded to nearest
   for (int bz = 0; bz < batch; ++bz) for (int i = 0; i < M; ++i) for (int j = 0; j < N; ++j) {
     double ref = 0, mag = 0;
@@ -187,7 +191,8 @@ void run_case_reg(int bn, int batch, int M, int K, int N, int splits = 1, bool d
     if (!(fabs(out - ref) <= mag * (2 * K * 6e-8 + 2 * u_in + u_in * u_in) + 1e-30)) { if (bad < 3) fprintf(stderr, "  [%d,%d,%d] %g vs %g\n", bz, i, j, out, ref); ++bad; }
   }
   ++cases;
-  printf("tf32 reg wgr%d b%d %dx%dx%d/%d%s: %s\n", bn, batch, M, K, N, (int)p.splits, direct ? " a in place" : "", bad ? "FAIL" : "ok");
+  printf("tf32 reg wgr%s%d b%d %dx%dx%d/%d blocks %u%s: %s\n", half ? "h" : "", bn, batch, M, K, N, (int)p.splits, tiles < blocks ? tiles : blocks,
+         direct ? " a in place" : "", bad ? "FAIL" : "ok");
   if (bad) ++fails;
   fflush(stdout);
 }
@@ -299,6 +304,16 @@ int main(int argc, char** argv) {
     for (bool x_in_a : {true, false})
       for (bool tie : {false, true}) run_case_rounding(reg, reg ? 256 : 64, x_in_a, tie);
   run_case_reg(64, 1, 200, 330, 513, 4);
+  // Register-A tf32 on 64-row ping-pong tiles: both widths, edges, batches,
+  // one block (every tile, the consumers alternating) and two, split-K, a
+  // read in place.
+  for (int bn : {128, 64}) {
+    run_case_reg(bn, 1, 130, 72, 300, 1, false, true, 1);
+    run_case_reg(bn, 2, 70, 100, 130, 1, false, true, 2);
+    run_case_reg(bn, 1, 1, 1, 1, 1, false, true);
+  }
+  run_case_reg(128, 2, 130, 300, 260, 3, false, true, 3);
+  run_case_reg(64, 1, 200, 330, 129, 4, true, true, 2);
   printf("%d cases, %d failures\n", cases, fails);
   return fails != 0;
 }
