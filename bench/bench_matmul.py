@@ -267,12 +267,20 @@ def markdown_table(t):
     return "\n".join(out)
 
 
+def kind_list(value: str) -> str:
+    """--kinds: names of KINDS only (a misspelt kind would silently run none)."""
+    unknown = [s for s in value.split(",") if s and s not in KINDS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown kind(s) {', '.join(unknown)}; known: {', '.join(KINDS)}")
+    return value
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--only", dest="matmul_only", default="", help="comma-separated classes")
-    p.add_argument("--kinds", dest="matmul_kinds", default="", help="comma-separated kinds (bf16, f16, tf32, f32)")
+    p.add_argument("--kinds", dest="matmul_kinds", type=kind_list, default="", help=f"comma-separated kinds ({', '.join(KINDS)})")
     p.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"))
     p.add_argument("--command", default=" ".join(["python"] + sys.argv), help="the command line to record in the report")
     args = p.parse_args()
