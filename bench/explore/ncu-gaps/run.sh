@@ -7,8 +7,8 @@
 # Sections: speed of light, compute and memory workload, scheduler, warp
 # states, instructions, launch, occupancy. Writes $OUT/ncu-$GPU_TAG-<tag>.txt
 # (GPU_TAG h100 unless set; README.md here: the run at 1e54be5). CASES=tf32:
-# only TF32 512^3, 1024^3 and 4096^3, ours (one launch: the operands are
-# read in place since 605e258) against cuBLAS.
+# only TF32 512^3, 1024^3 and 4096^3 (SIZES="512 1024": those), ours (one
+# launch: the operands are read in place since 605e258) against cuBLAS.
 set -uo pipefail
 OUT=${OUT:-/tmp/ncu-out}; mkdir -p "$OUT"
 python3 - <<'PY'
@@ -31,7 +31,7 @@ one() {  # one <tag> <launches to skip> <launches to profile> <ncu_matmul.py arg
   grep -E "^  [a-zA-Z_].*\(|^    Duration|^    Compute \(SM\) Throughput|^    Memory Throughput|^    DRAM Throughput|^    Executed Ipc Active|^    No Eligible" "$OUT/ncu-${GPU_TAG:-h100}-$tag.txt" | head -24
 }
 if [ "${CASES:-all}" = tf32 ]; then
-  for n in 512 1024 4096; do
+  for n in ${SIZES:-512 1024 4096}; do
     one tf32-$n-myns 2 1 myns $n $n $n tf32
     one tf32-$n-torch 2 1 torch $n $n $n tf32
   done
