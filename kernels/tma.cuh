@@ -20,29 +20,29 @@ __device__ __forceinline__ void mbar_expect_tx(uint32_t bar, uint32_t bytes) {
 __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
-// Waits until phase `parity` of the barrier has completed. A phase two
-// ahead of the barrier's also reads as complete: callers never wait more
-// than one phase ahead.
+// Whether phase `parity` of the barrier has completed (one try; the
+// hardware may hold the thread a while first). A phase two ahead of the
+// barrier's also reads as complete: callers never wait more than one phase
+// ahead.
+__device__ __forceinline__ bool mbar_test(uint32_t bar, uint32_t parity) {
+  uint32_t done;
+  asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+               : "=r"(done)
+               : "r"(bar), "r"(parity)
+               : "memory");
+  return done != 0;
+}
+// Waits until phase `parity` of the barrier has completed.
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
-  uint32_t done = 0;
-  do {
-    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-                 : "=r"(done)
-                 : "r"(bar), "r"(parity)
-                 : "memory");
-  } while (!done);
+  while (!mbar_test(bar, parity)) {
+  }
 }
 // As mbar_wait, but the warp leaves the loop together (a vote on each
 // try): ptxas takes a branch around wgmmas that read registers, on a
 // thread-dependent exit, as divergent, and serializes them.
 __device__ __forceinline__ void mbar_wait_warp(uint32_t bar, uint32_t parity) {
-  uint32_t done = 0;
-  do {
-    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-                 : "=r"(done)
-                 : "r"(bar), "r"(parity)
-                 : "memory");
-  } while (!__all_sync(0xffffffffu, done));
+  while (!__all_sync(0xffffffffu, mbar_test(bar, parity))) {
+  }
 }
 // A box of `map` at (c0, c1, c2) into shared memory at `dst`, its bytes
 // counted on the barrier at `bar`.
