@@ -32,7 +32,11 @@
 // columns), so each block loads its own A tile and one half of the shared B
 // tile, multicast into both blocks' shared memory: B's L2 reads halve. A
 // stage is then free only when the consumers of both blocks are done with
-// it, so consumers arrive on both blocks' empty barriers.
+// it, so consumers arrive on both blocks' empty barriers. Or (`p.kcl` 2 or
+// 4, cooperative tiles up to 192 wide) the blocks of a cluster compute one
+// tile over `kcl` K ranges and add their float32 partials through
+// distributed shared memory: split K with no workspace, no fence and no
+// second pass (see the consumers' `kc` step).
 //
 // Output: cooperative 16-bit kernels with a unit-stride output
 // (`p.tma_store`, set by src/gemm/sm90.rs) write each consumer's 64 x BN
@@ -141,6 +145,13 @@ __device__ __forceinline__ void mbar_arrive_cta(uint32_t bar, uint32_t cta) {
                : "memory");
 }
 
+// Split K in a cluster: a work item's two cluster barriers, as a producer
+// thread meets them (the consumers' partials are written; the owners have
+// read them). Not `.aligned`: thread 0 meets them apart from its warp.
+__device__ __forceinline__ void kc_meet() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\nbarrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
 // A TMA load written to the same shared address in every block of `mask`
 // (cluster ranks), each block's barrier at `bar` counting its bytes.
 __device__ __forceinline__ void tma_load_mc(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1, int c2, uint16_t mask) {
@@ -150,7 +161,21 @@ __device__ __forceinline__ void tma_load_mc(uint32_t dst, const CUtensorMap* map
       : "memory");
 }
 
-// Named barrier `id` over `count` threads (ids 1 and 2: the consumer warpgroups).
+// Four floats into shared memory, and from the shared memory of block
+// `cta` of the cluster at the same offset (16-byte aligned).
+__device__ __forceinline__ void sts128f(uint32_t addr, float x, float y, float z, float w) {
+  asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "f"(x), "f"(y), "f"(z), "f"(w) : "memory");
+}
+__device__ __forceinline__ float4 ld_cluster4(uint32_t addr, uint32_t cta) {
+  float4 v;
+  asm volatile("{\n.reg .b32 r;\nmapa.shared::cluster.u32 r, %4, %5;\nld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [r];\n}\n"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(addr), "r"(cta)
+               : "memory");
+  return v;
+}
+// Named barrier `id` over `count` threads (ids 1 and 2: the consumer
+// warpgroups; 3: both).
 __device__ __forceinline__ void bar_sync(int id, int count) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 }
@@ -360,21 +385,27 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
 
   const int tid = threadIdx.x, wg = tid / 128;
   const int64_t M = p.M, N = p.N, K = p.K;
-  // Clusters of `cl` blocks (1 or 2) along M: a work item is a column of
-  // `cl` tiles, rank r computing the r-th.
+  // Clusters of `cl` blocks: pairs along M (`mcl` 2: a work item is a
+  // column of two tiles, rank r computing the r-th), or (`p.kcl` > 1,
+  // cooperative tiles up to 192 wide: the 256-wide one has no registers to
+  // spare for the sum) 2 or 4 blocks computing one tile, rank r over the
+  // r-th of its K ranges, summed through distributed shared memory.
   const int cl = static_cast<int>(cluster_size()), rank = cl > 1 ? static_cast<int>(cluster_rank()) : 0;
+  const bool kc = !PP && BN <= 192 && p.kcl > 1;
+  const int mcl = kc ? 1 : cl, mrank = kc ? 0 : rank;
   // Work items are counted in 32 bits (src/gemm/sm90.rs keeps them under
   // 2^31): 64-bit divisions by these counts, a long software sequence each,
   // sit between every block's start and its first load.
   const uint32_t tiles_m = static_cast<uint32_t>((M + BM - 1) / BM), tiles_n = static_cast<uint32_t>((N + BN - 1) / BN);
-  const uint32_t groups_m = cl > 1 ? (tiles_m + 1) / 2 : tiles_m;
+  const uint32_t groups_m = mcl > 1 ? (tiles_m + 1) / 2 : tiles_m;
   const uint32_t splits = static_cast<uint32_t>(p.splits);
   const uint32_t per_batch = groups_m * tiles_n, tiles = per_batch * static_cast<uint32_t>(p.batch) * splits;
   // Persistent: cluster c takes work items c, c + clusters, ... (batch- and
   // split-major, then tile_of's L2-friendly order). The producer runs ahead
   // into the next item while the consumers store the last one. Item w covers
   // output tile (m0, n0) of batch z / splits, over k-tiles [k0, k0 + kt).
-  const uint32_t first = cl > 1 ? blockIdx.x / 2 : blockIdx.x, stride = cl > 1 ? gridDim.x / 2 : gridDim.x;
+  const uint32_t cl_shift = cl >> 1;  // log2 of 1, 2, 4
+  const uint32_t first = blockIdx.x >> cl_shift, stride = gridDim.x >> cl_shift;
   struct Item {
     int64_t z;  // batch * splits + split
     int m0, n0, bz, k0, kt;
@@ -388,13 +419,14 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     uint32_t tm, tn;
     tile_of32(w - z * per_batch, groups_m, tiles_n, tm, tn);
     it.z = z;
-    it.m0 = static_cast<int>((tm * cl + rank) * BM);
+    it.m0 = static_cast<int>((tm * mcl + mrank) * BM);
     it.n0 = static_cast<int>(tn * BN);
     const uint32_t bz = splits == 1 ? z : z / splits;
     it.bz = static_cast<int>(bz);
-    const int64_t k_begin = static_cast<int64_t>(z - bz * splits) * p.k_chunk, k_end = min(K, k_begin + p.k_chunk);
+    const int64_t range = kc ? rank : static_cast<int64_t>(z - bz * splits);
+    const int64_t k_begin = range * p.k_chunk, k_end = min(K, k_begin + p.k_chunk);
     it.k0 = static_cast<int>(k_begin);
-    it.kt = static_cast<int>((k_end - k_begin + BK - 1) / BK);
+    it.kt = k_end > k_begin ? static_cast<int>((k_end - k_begin + BK - 1) / BK) : 0;  // a K range past K: none
     return it;
   };
 
@@ -407,7 +439,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     if (p.tma_store == 1) prefetch_tensormap(tmC);
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(full(s), 1);
-      mbar_init(empty(s), (PP ? 1 : CONSUMERS) * 4 * cl);  // one arrival per consuming warp of the cluster
+      mbar_init(empty(s), (PP ? 1 : CONSUMERS) * 4 * mcl);  // one arrival per consuming warp of the pair
     }
     mbar_init(turn(0), 4);
     mbar_init(turn(1), 4);
@@ -417,10 +449,12 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     for (int w = 0; w < 4; ++w) mbar_arrive(turn(0));
     mbar_init_fence();
   }
-  if (cl > 1) cluster_arrive();
+  // (K ranges in a cluster touch no peer's barriers, and read its shared
+  // memory only after the cluster barrier that follows its writes.)
+  if (mcl > 1) cluster_arrive();
   Item next{};
   if (tid == 0) next = item(first);
-  if (cl > 1) {
+  if (mcl > 1) {
     cluster_wait();  // the peer's barriers exist before anything arrives on them
   } else {
     __syncthreads();
@@ -429,6 +463,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   // output, split-K counters), so it waits for the previous kernel.
   wait_previous_grid();
 
+  bool kc_pending = false;  // K ranges in a cluster: a consumer's second barrier's wait is due
   if (wg == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (tid == 0) {
@@ -438,7 +473,12 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       int it = 0;
       Item t = next;
       for (uint32_t w = first; w < tiles; w += stride) {
-        if (w != first) t = item(w);
+        if (w != first) {
+          // K ranges in a cluster: the next item's loads wait until every
+          // rank is done with this one's partials in its stage ring.
+          if (kc) kc_meet();
+          t = item(w);
+        }
         // The second tile of a cluster past the last row of tiles: no A to
         // load (its results are never stored).
         const bool a_in = t.m0 < M;
@@ -458,7 +498,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
 #pragma unroll
             for (int j = 0; j < BM / 64; ++j) tma_load(a_stage(s) + j * BK * 128, tmA, full(s), t.m0 + j * 64, k, t.bz);
           }
-          if (cl > 1) {
+          if (mcl > 1) {
             // This block's half of B, into both blocks (the tensor map's
             // K-major box is then BN / 2 rows; N-major, the 64-wide boxes
             // alternate between the ranks: 2 and 1 of BN = 192).
@@ -477,6 +517,12 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           }
         }
       }
+    }
+    if (kc) {
+      // Every thread meets the cluster twice per work item, as the
+      // consumers do (thread 0 did so between its items, all but the last).
+      const uint32_t n = first < tiles ? (tiles - 1 - first) / stride + 1 : 0;
+      for (uint32_t i = tid == 0 && n > 0 ? n - 1 : 0; i < n; ++i) kc_meet();
     }
   } else {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
@@ -524,8 +570,8 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     // A stage is free once every consuming warp of the cluster says so:
     // lane r of each warp tells block r, in one instruction.
     auto release = [&](int s) {
-      if (cl > 1) {
-        if (lane < cl) mbar_arrive_cta(empty(s), lane);
+      if (mcl > 1) {
+        if (lane < mcl) mbar_arrive_cta(empty(s), lane);
       } else if (lane == 0) {
         mbar_arrive(empty(s));
       }
@@ -627,6 +673,50 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       if (PP) {
         if (lane == 0) mbar_arrive(turn(cw ^ 1));
         ++mine;
+      }
+      // K ranges in a cluster: every rank's consumer cw puts its partial in
+      // its stage ring (free: both consumers are past their last wgmma, and
+      // the producer loads the next item only after the second cluster
+      // barrier), float4 i of thread l at 16 (128 i + l); after the first,
+      // rank cw % cl sums them all, in rank (K) order whichever rank it is,
+      // and stores the half.
+      static_assert(2 * NACC * 512 <= STAGES * STAGE_BYTES, "both partials fit in the stage ring");
+      if (kc) {
+        if (kc_pending) cluster_wait();  // every rank has read the last item's partials
+        bar_sync(3, 256);
+        const uint32_t part = base + cw * (NACC * 512) + 16 * (tid % 128);
+        constexpr int V = NACC / 4, G = V < 8 ? V : 8;
+#pragma unroll
+        for (int i = 0; i < V; ++i) sts128f(part + 2048 * i, d[0][4 * i], d[0][4 * i + 1], d[0][4 * i + 2], d[0][4 * i + 3]);
+        fence_async_smem();  // before the next item's TMA loads overwrite them
+        cluster_arrive();
+        cluster_wait();
+        // (A vote: see the split-K step's.)
+        const bool owner = __all_sync(0xffffffffu, cw % cl == rank);
+        if (owner) {
+          // G float4s of one rank at a time, all in flight before the adds
+          // (each a round trip to another SM), added in rank order.
+#pragma unroll
+          for (int i0 = 0; i0 < V; i0 += G)
+            for (int q = 0; q < cl; ++q) {
+              float4 v[G];
+#pragma unroll
+              for (int i = 0; i < G; ++i) v[i] = ld_cluster4(part + 2048 * (i0 + i), q);
+#pragma unroll
+              for (int i = 0; i < G; ++i) {
+                float* a = &d[0][4 * (i0 + i)];
+                a[0] = q ? a[0] + v[i].x : v[i].x;
+                a[1] = q ? a[1] + v[i].y : v[i].y;
+                a[2] = q ? a[2] + v[i].z : v[i].z;
+                a[3] = q ? a[3] + v[i].w : v[i].w;
+              }
+            }
+        }
+        // Done with the peers' partials; this consumer waits for theirs to
+        // be read before it writes the next item's, or leaves.
+        cluster_arrive();
+        kc_pending = true;
+        if (!owner) continue;
       }
       // Split-K: the blocks of a tile's K ranges each write their float32
       // partial (this consumer's accumulators, float4 i of thread l at
@@ -878,12 +968,16 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       }
     }
   }
+  // K ranges in a cluster: the consumers' last wait (the producer's came
+  // with its last meeting), after which no rank reads this block's shared
+  // memory.
+  if (kc_pending) cluster_wait();
   // The output's last TMA stores have read their shared memory before the
   // block leaves (their writes complete with the grid, as CUTLASS's
   // epilogues rely on).
   if (!PP && !A_REG && wg > 0 && p.tma_store == 1 && tid % 128 == 0) tma_store_wait_read();
   // A block leaves only when its peer is done arriving on its barriers.
-  if (cl > 1) {
+  if (cl > 1 && !kc) {
     __syncwarp();
     cluster_sync();
   }

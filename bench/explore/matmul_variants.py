@@ -135,6 +135,28 @@ CASES = [
     ("tf32h", "tf32", 1, 64, 4096, 4096, "kn", ["auto", "wgrh64/2", "wgrh128/2", "wgrh64/4"]),
     ("tf32h", "tf32", 1, 128, 14336, 4096, "kn", ["auto", "wgrh128/2", "wgrh128"]),
     ("tf32h", "tf32", 1, 256, 4096, 4096, "kn", ["auto", "wgrh128", "wgrh64", "wgrh128/2"]),
+    # 2026-11-29 (--only kclus): a tile's K ranges as the blocks of one
+    # cluster, summed in distributed shared memory (`k2`, `k4`), where the
+    # tiles alone leave most SMs idle, against the automatic choice and
+    # the global split (`/2`).
+    ("kclus", "bf16", 1, 512, 512, 512, "kn", ["auto", "wg64", "wg64k2", "wg64k4", "wg128k4", "wgh64"]),
+    ("kclus", "bf16", 1, 1000, 1000, 1000, "kn", ["auto", "wg128", "wg128k2", "wg64", "wgh128"]),
+    ("kclus", "bf16", 1, 1024, 1024, 1024, "kn", ["auto", "wg64", "wg128k2"]),
+    ("kclus", "bf16", 1, 128, 4096, 4096, "kn", ["auto", "wgh64", "wg64k2", "wg128k4", "wg128k2", "wg64/2"]),
+    ("kclus", "bf16", 1, 128, 4096, 4096, "nk", ["auto", "wgh64", "wg64k2", "wg128k4"]),
+    ("kclus", "bf16", 1, 128, 14336, 4096, "kn", ["auto", "wg64/2", "wgh64", "wg64k2", "wg128k4"]),
+    ("kclus", "bf16", 1, 128, 4096, 14336, "kn", ["auto", "wgh64", "wgh128", "wg64k2", "wg128k2"]),
+    ("kclus", "bf16", 1, 64, 4096, 4096, "kn", ["auto", "wg64k2", "wg128k4"]),
+    ("kclus", "bf16", 1, 256, 4096, 4096, "kn", ["auto", "wg64", "wg128k2", "wg192k4"]),
+    ("kclus", "bf16", 1, 1024, 4096, 1024, "kn", ["auto", "wg64", "wg128k2"]),
+    ("kclus", "bf16", 1, 1024, 8192, 1024, "kn", ["auto", "wg128/2", "wg128k2"]),
+    ("kclus", "bf16", 1, 512, 4096, 512, "kn", ["auto", "wg64k4", "wg128k4"]),
+    ("kclus", "tf32", 1, 512, 512, 512, "kn", ["auto", "wgr64k2", "wgr64k4", "wgr128k4"]),
+    ("kclus", "tf32", 1, 1024, 1024, 1024, "kn", ["auto", "wgr128k2", "wgr64"]),
+    ("kclus", "tf32", 1, 1000, 1000, 1000, "kn", ["auto", "wgr128k2"]),
+    ("kclus", "tf32", 1, 128, 4096, 4096, "kn", ["auto", "wgrh128/2", "wgr64k2", "wgr128k4"]),
+    ("kclus", "tf32", 1, 128, 14336, 4096, "kn", ["auto", "wgr128/4", "wgr64k2"]),
+    ("kclus", "tf32", 1, 256, 4096, 4096, "kn", ["auto", "wgrh128", "wgr128k2", "wgr192k4"]),
     # 2026-11-26 (--only small32): TF32 and float32 where the report is
     # lowest (small squares, M = 128), Hopper register-A against mma.sync
     # (no rounding copy) and the CUDA-core tiles with split K.

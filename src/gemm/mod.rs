@@ -107,6 +107,9 @@ pub(crate) struct GemmParams {
     /// warps, each row shifted to its global alignment (2: rows TMA cannot
     /// address); `sm90::launch` decides.
     tma_store: i64,
+    /// 1, or the blocks of a cluster that each compute one of a tile's K
+    /// ranges, summed through distributed shared memory (`sm90::launch`).
+    kcl: i64,
 }
 
 impl GemmParams {
@@ -134,6 +137,7 @@ impl GemmParams {
             flags: 0,
             beta: 0,
             tma_store: 0,
+            kcl: 1,
         }
     }
 

@@ -218,6 +218,10 @@ pub(crate) struct WgPlan {
     /// 1, or 2: pairs of blocks computing tiles one above the other, each
     /// loading half of their shared B tile for both (TMA multicast).
     pub cluster: i64,
+    /// The `splits` K ranges of a tile are the blocks of one cluster (2 or
+    /// 4; cooperative tiles), which sum them through distributed shared
+    /// memory instead of global memory.
+    pub k_cluster: bool,
 }
 
 /// Most blocks per cluster for `m` rows on tile `t`: pairs wherever there
@@ -331,8 +335,12 @@ const WGH64_EFF: f64 = 0.35;
 /// on 128-wide ones, where the aligned model chose the narrower; factors
 /// 0.7 (128) and 0.49 (64) order every shape of that sweep right; 0.8 for
 /// 192 (--only wide192: 1000^3 ran 1.11x faster on 128-wide tiles).
+///
+/// `k_cluster`: the `splits` K ranges are a cluster's blocks, summed in
+/// distributed shared memory (`WgPlan::k_cluster`): no partials through L2,
+/// but a fixed cost per tile (`KC_FIXED`).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i64, sms: i64, elem: i64, ops: Operands) -> f64 {
+pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i64, sms: i64, elem: i64, ops: Operands, k_cluster: bool) -> f64 {
     const UNITS_PER_BYTE: f64 = 1.2;
     // Split K: the float32 partials go through L2 (a quarter of a DRAM
     // byte's cost), and the in-kernel reduction's round trips (write, fence,
@@ -367,16 +375,26 @@ pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i6
         (true, WGH_BM) => 512.0,
         (true, _) => 96.0,
         _ => 160.0,
-    };
+    } + if k_cluster { KC_FIXED } else { 0.0 };
     let per_tile = (t.bm * t.bn) as f64 * (k_per + fixed) / eff;
     let compute = cdiv(tiles, sms) as f64 * per_tile;
     let memory = ((m * k + k * n) * elem + m * n * elem) as f64 * batch as f64 * UNITS_PER_BYTE;
     let mut time = compute.max(memory) + 0.25 * compute.min(memory);
-    if splits > 1 {
+    if splits > 1 && !k_cluster {
         time += (m * n * batch * splits * 8) as f64 * L2_UNITS_PER_BYTE + FIXUP_PER_RANGE * splits as f64;
     }
     time
 }
+
+/// The fixed cost of K ranges summed in a cluster, in elements of K per
+/// range (as `wg_cost`'s `fixed`): the cluster barriers and the owner's
+/// reads of its peers' partials. Fitted to the H200 sweeps in
+/// bench/explore/k-cluster/ (bf16, two ranges against the best other
+/// plan: 512^3, 1000^3 and 1024^3 ran slower; M = 128 against 4096 x 4096
+/// 0.83-0.86 -> 0.95-0.96 of cuBLAS, against 14336 x 4096 (K x N) 0.94 ->
+/// 1.00-1.02, 1024 x 4096 x 1024 0.72-0.75 -> 0.82-0.84, 1024 x 8192 x
+/// 1024 0.79 -> 0.89 faster); values from about 360 to 600 order those right.
+const KC_FIXED: f64 = 520.0;
 
 /// The automatic Hopper plan for 16-bit types (and TF32's K-major copies:
 /// `elem` 4): the cooperative tile and split count with the least modelled
@@ -420,21 +438,55 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
         let count = wg_tiles(m, n, batch, t);
         let max_splits = if count >= sms || !(few || long_k) { 1 } else { (sms / count).clamp(1, 16).min((k / 2048).max(1)) };
         for splits in 1..=max_splits {
-            let c = wg_cost(t, m, n, k, batch, splits, sms, elem, ops);
+            let c = wg_cost(t, m, n, k, batch, splits, sms, elem, ops, false);
             if best.as_ref().is_none_or(|(b, _)| c < *b * 0.999) {
-                best = Some((c, WgPlan { tile: *t, splits, a_reg: false, cluster: wg_cluster_auto(t, m, n, k, batch, sms, ops) }));
+                best = Some((c, WgPlan { tile: *t, splits, a_reg: false, cluster: wg_cluster_auto(t, m, n, k, batch, sms, ops), k_cluster: false }));
+            }
+        }
+        // Or two K ranges as a cluster's blocks, where the tiles fill at
+        // most half the SMs and M fills their rows (H200, bench/explore/
+        // k-cluster/: M = 64 on 128 x 64 tiles in two ranges ran at 0.69 of
+        // cuBLAS, 0.80 on the 64-row tiles).
+        if k_cluster_able(t) && 2 * count <= sms && 4 * cdiv(m, t.bm) * t.bm <= 5 * m {
+            let c = wg_cost(t, m, n, k, batch, 2, sms, elem, ops, true);
+            if best.as_ref().is_none_or(|(b, _)| c < *b * 0.999) {
+                best = Some((c, WgPlan { tile: *t, splits: 2, a_reg: false, cluster: 1, k_cluster: true }));
             }
         }
     }
     best.map(|(_, p)| p)
 }
 
+/// A forced name's `k2` / `k4` ending (K in 2 or 4 ranges, the blocks of
+/// one cluster): the name without it, and the plan with it applied (`None`
+/// for a ping-pong or 256-wide tile, whose kernels have no such form).
+fn k_cluster_suffix(name: &str) -> (&str, Option<i64>) {
+    match (name.strip_suffix("k2"), name.strip_suffix("k4")) {
+        (Some(n), _) => (n, Some(2)),
+        (_, Some(n)) => (n, Some(4)),
+        _ => (name, None),
+    }
+}
+/// Whether the kernels of tile `t` can sum K ranges in a cluster.
+pub(crate) fn k_cluster_able(t: &WgTile) -> bool {
+    !t.pingpong && t.bn <= 192
+}
+fn with_k_cluster(plan: WgPlan, ranges: Option<i64>) -> Option<WgPlan> {
+    match ranges {
+        None => Some(plan),
+        Some(_) if !k_cluster_able(&plan.tile) => None,
+        Some(r) => Some(WgPlan { splits: r, cluster: 1, k_cluster: true, ..plan }),
+    }
+}
+
 /// The Hopper plan for a forced name (`wg`, `wg256`, `wgp128`, ...,
 /// optionally ending in `c1` or `c2`: blocks per cluster, reduced to 1
-/// where the product has a single row of tiles), or `None` when the name
-/// is not a Hopper tile.
+/// where the product has a single row of tiles; or in `k2` or `k4`: K in
+/// that many ranges, a cluster's blocks), or `None` when the name is not a
+/// Hopper tile.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn wg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> Option<WgPlan> {
+    let (name, ranges) = k_cluster_suffix(name);
     let (name, cluster) = match (name.strip_suffix("c2"), name.strip_suffix("c1")) {
         (Some(n), _) => (n, Some(2)),
         (_, Some(n)) => (n, Some(1)),
@@ -446,7 +498,7 @@ pub(crate) fn wg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64,
         return None; // no ping-pong TF32 kernels
     }
     let cluster = cluster.unwrap_or_else(|| wg_cluster_auto(&tile, m, n, k, batch, sms, ops)).min(wg_cluster(&tile, m));
-    Some(WgPlan { tile, splits: splits.unwrap_or(1), a_reg: false, cluster })
+    with_k_cluster(WgPlan { tile, splits: splits.unwrap_or(1), a_reg: false, cluster, k_cluster: false }, ranges)
 }
 
 /// The TF32 register-A plan (c^T = b^T a^T, A = b^T M-contiguous): here b
@@ -468,7 +520,22 @@ pub(crate) fn wg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64,
 /// 256 against 4096 x 4096 0.99 -> 1.05 and 0.95 -> 1.02), and lose on
 /// longer ones (M = 128, K = 14336: 1.04 -> 0.98 in two splits of 7168;
 /// 2048^3, four tiles a block: 0.98 -> 0.58).
+///
+/// And before either, for K from 4096 to 8192: two K ranges as a
+/// cluster's blocks (summed in distributed shared memory) on the
+/// cooperative tile that then fills the most SMs, where that is at least
+/// half of them (H200, bench/explore/k-cluster/: M = 128 against 4096 x
+/// 4096 1.04-1.06 -> 1.13-1.18 of cuBLAS on 128 x 64 tiles, M = 256 1.02 ->
+/// 1.16-1.19 on 128 x 128; no faster at K = 512 to 1024, and at K = 14336
+/// 0.88 against 1.05 in four global splits of 128 x 128 tiles).
 pub(crate) fn wg_reg(m: i64, n: i64, k: i64, batch: i64, sms: i64) -> WgPlan {
+    let tiles = |bn: i64| cdiv(m, WG_BM) * cdiv(n, bn) * batch;
+    if (4096..=8192).contains(&k) {
+        let fits = |t: &&WgTile| k_cluster_able(t) && 2 * tiles(t.bn) <= sms && 4 * tiles(t.bn) >= sms;
+        if let Some(t) = WG.iter().filter(fits).max_by_key(|t| (tiles(t.bn), -cdiv(n, t.bn) * t.bn, t.bn)) {
+            return WgPlan { tile: *t, splits: 2, a_reg: true, cluster: 1, k_cluster: true };
+        }
+    }
     let splits_for = |count: i64| if 2 * count >= sms { 1 } else { (sms / count).min(k / 1024).max(1) };
     // Of those, the one with the most blocks, then the fewest columns past
     // n, then the widest (M = 64: 64 x 64 tiles in two splits ran at 0.99
@@ -479,10 +546,9 @@ pub(crate) fn wg_reg(m: i64, n: i64, k: i64, batch: i64, sms: i64) -> WgPlan {
     if let Some(t) = WGH.iter().filter(|t| half_tiles(t) <= sms).max_by_key(key) {
         let splits = splits_for(half_tiles(t));
         if cdiv(k, splits) <= 4096 {
-            return WgPlan { tile: *t, splits, a_reg: true, cluster: 1 };
+            return WgPlan { tile: *t, splits, a_reg: true, cluster: 1, k_cluster: false };
         }
     }
-    let tiles = |bn: i64| cdiv(m, WG_BM) * cdiv(n, bn) * batch;
     let bn = match WG.iter().rev().find(|t| t.bn >= n) {
         Some(t) if 2 * tiles(t.bn) * splits_for(tiles(t.bn)) >= sms => t.bn,
         _ => {
@@ -490,19 +556,20 @@ pub(crate) fn wg_reg(m: i64, n: i64, k: i64, batch: i64, sms: i64) -> WgPlan {
             // multiply-add than the 256-wide one (H100, 8192^3: 274 against
             // 308 TFLOP/s, 21 waves against 16): a 10% handicap.
             let handicap = |t: &WgTile| if t.bn == 192 { 1.1 } else { 1.0 };
-            let cost = |t: &WgTile| wg_cost(t, m, n, k, batch, 1, sms, 4, Operands::default()) * handicap(t);
+            let cost = |t: &WgTile| wg_cost(t, m, n, k, batch, 1, sms, 4, Operands::default(), false) * handicap(t);
             let full = WG.iter().filter(|t| 4 * tiles(t.bn) >= 3 * sms);
             full.min_by(|x, y| cost(x).total_cmp(&cost(y))).unwrap_or(&WG[WG.len() - 1]).bn
         }
     };
     let tile = *WG.iter().find(|t| t.bn == bn).unwrap_or(&WG[0]);
-    WgPlan { tile, splits: splits_for(tiles(bn)), a_reg: true, cluster: 1 }
+    WgPlan { tile, splits: splits_for(tiles(bn)), a_reg: true, cluster: 1, k_cluster: false }
 }
 
 /// The forced register-A plan (`wgr`, `wgr256`, ...; `wgrh128`, `wgrh64`:
 /// ping-pong on 64-row tiles; `c2` at the end: in pairs sharing B, where
-/// there are two rows of tiles).
+/// there are two rows of tiles; `k2`, `k4`: as in `wg_forced`).
 pub(crate) fn wg_reg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64, batch: i64, sms: i64) -> Option<WgPlan> {
+    let (name, ranges) = k_cluster_suffix(name);
     let (name, cluster) = match name.strip_suffix("c2") {
         Some(name) => (name, 2),
         None => (name, 1),
@@ -517,10 +584,10 @@ pub(crate) fn wg_reg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: 
             };
             let bn: i64 = width.parse().ok()?;
             let tile = *list.iter().find(|t| t.bn == bn)?;
-            WgPlan { tile, splits: splits.unwrap_or(1), a_reg: true, cluster: 1 }
+            WgPlan { tile, splits: splits.unwrap_or(1), a_reg: true, cluster: 1, k_cluster: false }
         }
     };
-    Some(WgPlan { cluster: cluster.min(wg_cluster(&plan.tile, m)), ..plan })
+    with_k_cluster(WgPlan { cluster: cluster.min(wg_cluster(&plan.tile, m)), ..plan }, ranges)
 }
 
 /// A skinny-kernel plan: blocks per cluster (each a K range), K per block,
@@ -797,20 +864,21 @@ mod tests {
         assert_eq!((p.tile.bn, p.splits), (256, 1));
         // Few rows: the mma.sync kernels (or the skinny one) instead.
         assert_eq!(wg_auto(16, 4096, 4096, 1, 2, SMS, KN), None);
-        // M = 128 against a 4096 x 4096 weight: 64 tiles of 128 x 64 fill
-        // half the SMs; 128 tiles of 64 x 64 fill them. Against a 14336 x
-        // 4096 weight two K ranges each (the in-kernel reduction) beat that.
-        // M = 64 and 32: 64-row tiles.
-        let p = wg_auto(128, 4096, 4096, 1, 2, SMS, KN).unwrap();
-        assert_eq!((p.tile, p.splits), (WGH[1], 1));
-        let p = wg_auto(128, 4096, 14336, 1, 2, SMS, KN).unwrap();
-        assert_eq!((p.tile, p.splits), (WG[3], 2));
+        // M = 128 against a 4096 x 4096 or 14336 x 4096 weight: 64 tiles of
+        // 128 x 64 fill half the SMs, in two K ranges as a cluster's blocks
+        // all of them. M = 64 and 32: 64-row tiles.
+        let kc = |p: WgPlan| (p.tile, p.splits, p.k_cluster, p.cluster);
+        assert_eq!(wg_auto(128, 4096, 4096, 1, 2, SMS, KN).map(kc), Some((WG[3], 2, true, 1)));
+        assert_eq!(wg_auto(128, 4096, 14336, 1, 2, SMS, KN).map(kc), Some((WG[3], 2, true, 1)));
         for m in [32, 64] {
             assert_eq!(wg_auto(m, 4096, 4096, 1, 2, SMS, NK).map(|p| (p.tile, p.splits)), Some((WGH[1], 1)));
         }
-        // Twice the rows: unsplit 128 x 64; TF32 (its K-major copies) never on 64-row tiles.
-        let p = wg_auto(256, 4096, 4096, 1, 2, SMS, KN).unwrap();
-        assert_eq!((p.tile, p.splits), (WG[3], 1));
+        // Short K stays unsplit (512^3, 1024^3: the cluster's fixed cost).
+        for k in [512, 1024] {
+            assert!(!wg_auto(k, k, k, 1, 2, SMS, KN).unwrap().k_cluster, "{k}");
+        }
+        // Twice the rows: 128 x 128 in two K ranges; TF32 (its K-major copies) never on 64-row tiles.
+        assert_eq!(wg_auto(256, 4096, 4096, 1, 2, SMS, KN).map(kc), Some((WG[2], 2, true, 1)));
         assert!(wg_auto(128, 4096, 4096, 1, 4, SMS, NK).is_some_and(|p| p.tile.bm == 128));
         // Small squares: narrow tiles, so that more SMs work (128 rows: K is short).
         let p = wg_auto(512, 512, 512, 1, 2, SMS, KN).unwrap();
@@ -838,13 +906,15 @@ mod tests {
             assert_eq!(wg_auto(m, n, k, 1, 2, SMS, NK).map(|p| (p.tile.bn, p.cluster)), Some((192, 1)), "{m} {n} {k}");
         }
         // Long K on less than a wave: wide tiles in K ranges (FLCE's
-        // grad_hidden, 1024 x 32000 x 2048), alone; TF32 and short K unsplit.
+        // grad_hidden, 1024 x 32000 x 2048), alone; 128-wide ones in two
+        // ranges as a cluster's blocks (1024 x 4096 x 1024, 1024 x 8192 x
+        // 1024); TF32 unsplit.
         let p = wg_auto(1024, 2048, 32000, 1, 2, SMS, KN).unwrap();
         assert_eq!((p.tile.bn, p.splits, p.cluster), (256, 2, 1));
         assert_eq!(wg_auto(768, 1024, 16384, 1, 2, SMS, KN).map(|p| (p.tile.bn, p.splits)), Some((256, 5)));
-        assert_eq!(wg_auto(1024, 1024, 8192, 1, 2, SMS, KN).map(|p| (p.tile.bn, p.splits)), Some((128, 2)));
+        assert_eq!(wg_auto(1024, 1024, 8192, 1, 2, SMS, KN).map(|p| (p.tile.bn, p.splits, p.k_cluster)), Some((128, 2, true)));
         assert_eq!(wg_auto(1024, 2048, 32000, 1, 4, SMS, KN).unwrap().splits, 1);
-        assert_eq!(wg_auto(1024, 1024, 4096, 1, 2, SMS, KN).map(|p| (p.tile.bn, p.splits)), Some((64, 1)));
+        assert_eq!(wg_auto(1024, 1024, 4096, 1, 2, SMS, KN).map(|p| (p.tile.bn, p.splits, p.k_cluster)), Some((128, 2, true)));
         assert_eq!(wg_auto(1000, 1000, 1000, 1, 2, SMS, KN_OFF).unwrap().tile.bn, 128);
         assert_eq!(wg_auto(1024, 1024, 1024, 1, 2, SMS, KN).unwrap().tile.bn, 64);
         // Clusters: pairs of blocks on tiles of 128 columns and more, with two rows of tiles.
@@ -880,15 +950,18 @@ mod tests {
 
     #[test]
     fn tf32_register_a() {
-        // M = 128 prefill as c^T: m' = N = 4096, n' = 128: 64 x 128 tiles
-        // in two splits; with K = 14336, 128 x 128 tiles in four.
+        // M = 128 prefill as c^T: m' = N = 4096, n' = 128: 128 x 64 tiles
+        // in two K ranges as a cluster's blocks (M = 256: 128 x 128); with K
+        // = 14336, 128 x 128 tiles in four global splits.
         let p = wg_reg(4096, 128, 4096, 1, SMS);
-        assert_eq!((p.tile, p.splits, p.a_reg), (WGH[0], 2, true));
+        assert_eq!((p.tile, p.splits, p.a_reg, p.k_cluster), (WG[3], 2, true, true));
+        let p = wg_reg(4096, 256, 8192, 1, SMS);
+        assert_eq!((p.tile, p.splits, p.a_reg, p.k_cluster), (WG[2], 2, true, true));
         let p = wg_reg(4096, 128, 14336, 1, SMS);
-        assert_eq!((p.tile, p.splits, p.a_reg), (WG[2], 4, true));
-        // One 64-row tile a block, unsplit: 256 x 4096 x 4096, 1024^3,
-        // 1000^3 (64 x 128), 512^3 (64 x 64: 64 blocks, not 32).
-        for (m, n, k) in [(4096, 256, 4096), (1024, 1024, 1024), (1000, 1000, 1000)] {
+        assert_eq!((p.tile, p.splits, p.a_reg, p.k_cluster), (WG[2], 4, true, false));
+        // One 64-row tile a block, unsplit: 1024^3, 1000^3 (64 x 128), 512^3
+        // (64 x 64: 64 blocks, not 32).
+        for (m, n, k) in [(1024, 1024, 1024), (1000, 1000, 1000)] {
             assert_eq!(wg_reg(m, n, k, 1, SMS).tile, WGH[0], "{m} {n} {k}");
         }
         assert_eq!(wg_reg(512, 512, 512, 1, SMS).tile, WGH[1]);
@@ -910,6 +983,16 @@ mod tests {
         // Pairs when forced, where there are two rows of tiles.
         assert_eq!(wg_reg_forced("wgr256c2", None, 4096, 4096, 4096, 1, SMS).unwrap().cluster, 2);
         assert_eq!(wg_reg_forced("wgrc2", None, 60, 4096, 4096, 1, SMS).unwrap().cluster, 1);
+        // K ranges as a cluster's blocks (`k2`, `k4`): cooperative tiles only, never in pairs.
+        let kc = |p: WgPlan| (p.tile.bn, p.splits, p.k_cluster, p.cluster);
+        assert_eq!(wg_forced("wg64k4", Some(3), 512, 512, 512, 1, 2, SMS, KN).map(kc), Some((64, 4, true, 1)));
+        assert_eq!(wg_forced("wg128c2k2", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(|p| (p.splits, p.k_cluster, p.cluster)), Some((2, true, 1)));
+        assert_eq!(wg_forced("wgh64k2", None, 128, 4096, 4096, 1, 2, SMS, KN), None);
+        assert_eq!(wg_forced("wg64k3", None, 512, 512, 512, 1, 2, SMS, KN), None);
+        assert_eq!(wg_forced("wg256k2", None, 512, 512, 512, 1, 2, SMS, KN), None);
+        assert_eq!(wg_reg_forced("wgr128k2", None, 1024, 1024, 1024, 1, SMS).map(kc), Some((128, 2, true, 1)));
+        assert_eq!(wg_reg_forced("wgrh128k2", None, 1024, 1024, 1024, 1, SMS), None);
+        assert!(!wg_forced("wg64", Some(2), 512, 512, 512, 1, 2, SMS, KN).unwrap().k_cluster);
         assert_eq!(wg_reg(4096, 4096, 4096, 1, SMS).cluster, 1);
         // Large problems: the width with the fewest whole waves of work.
         assert_eq!(wg_reg(2000, 3000, 1000, 1, SMS).tile.bn, 192);

@@ -226,7 +226,16 @@ fn max_clusters(f: sys::CUfunction, device: usize, smem: u32, cl: u32) -> Result
 pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k: bool, after_copy: bool, device: usize, stream: usize) -> Result<()> {
     let mut q = *q;
     let bk = plan::wg_bk(dtype.size() as i64);
-    let _ws = set_splits(&mut q, plan.splits, bk, SplitSum::InPlace { bm: plan.tile.bm, bn: plan.tile.bn }, device)?;
+    // K ranges as a cluster's blocks: no workspace (the kernel sums them in
+    // distributed shared memory); ranks past K's last range add zeros.
+    let ranges = if plan.k_cluster { plan.splits } else { 1 };
+    let _ws = if plan.k_cluster {
+        q.k_chunk = plan::split_k(q.k, ranges, bk).1;
+        q.kcl = ranges;
+        Vec::new()
+    } else {
+        set_splits(&mut q, plan.splits, bk, SplitSum::InPlace { bm: plan.tile.bm, bn: plan.tile.bn }, device)?
+    };
     // (Split K queues a fill of its counters after the copy.)
     let after_copy = after_copy && q.splits == 1;
     // Cooperative 16-bit tiles stage a plain unit-stride output in shared
@@ -306,11 +315,15 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     // more); an item is a column of `cluster` tiles.
     let cl = plan.cluster.max(1);
     let items = cdiv(cdiv(q.m, plan.tile.bm), cl) * cdiv(q.n, bn) * q.batch * q.splits;
+    let cl = cl.max(ranges);
     if items > i32::MAX as i64 {
         return Err(Error::value(format!("matmul: {items} work items are more than the Hopper kernel counts (split K less)")));
     }
     let block = (WG_THREADS, 1, 1);
     let mut params = [cuda::arg(&tm_a), cuda::arg(&tm_b), cuda::arg(&tm_c), cuda::arg(q)];
+    if plan.k_cluster && (!plan::k_cluster_able(&plan.tile) || !matches!(ranges, 2 | 4)) {
+        return Err(Error::runtime(format!("no Hopper kernel sums {ranges} K ranges of tile {:?} in a cluster", plan.tile)));
+    }
     let grid = if cl > 1 {
         items.min(max_clusters(f, device, smem, cl as u32)? as i64).max(1) * cl
     } else {

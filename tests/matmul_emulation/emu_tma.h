@@ -4,8 +4,8 @@
 // land at once (a copy in flight is not modelled), float32 rounded to TF32
 // (to nearest, ties to even) under a TFLOAT32 map as the H200's TMA unit
 // rounds (bench/explore/tf32-tma/). Shared-memory addresses
-// are offsets into `emu_window()`, which each driver defines (wg_main.cc:
-// one block's window; emu_skinny.h: the running block's shared memory).
+// are offsets into `emu_window()`, which each driver defines as the
+// running block's shared memory (wg_main.cc, emu_skinny.h).
 #pragma once
 #include <cuda.h>  // CUtensorMap
 

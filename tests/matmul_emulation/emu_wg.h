@@ -1,6 +1,9 @@
 // Emulated Hopper pieces (replace the asm in matmul_sm90a.cu; mbarriers and
 // TMA tiled loads with 128-byte swizzle are emu_tma.h's): wgmma m64nN (k16, tf32 k8) reading shared
-// memory through descriptors decoded per the PTX ISA's canonical layouts.
+// memory through descriptors decoded per the PTX ISA's canonical layouts;
+// named barriers; the K-range clusters' barrier and distributed shared
+// memory (the blocks of a cluster run together, one slot each, each with
+// its own shared-memory window: wg_main.cc).
 // One element of T at a (128-byte swizzled) shared-memory address; float is
 // read as TF32 (the tensor cores ignore the low 13 mantissa bits).
 template <typename T>
@@ -79,7 +82,13 @@ template <int W, int MH, int NACC> inline void wgmma_wait_all(float (&)[MH][NACC
     for (auto& op : g) op();
   }
 }
-inline uint32_t smem_addr(const void* p) { return (uint32_t)((const unsigned char*)p - emu_window()); }
+// Shared addresses are offsets into the running block's window, the same in
+// every block of a cluster, as on the GPU.
+inline uint32_t smem_addr(const void* p) {
+  const ptrdiff_t off = (const unsigned char*)p - emu_window();
+  if (off < 0 || off >= (ptrdiff_t)EMU_SMEM) { fprintf(stderr, "smem_addr outside the block's shared memory\n"); abort(); }
+  return (uint32_t)off;
+}
 
 // Register-A pieces of the tf32 kernel (mm_wgr*): an 8-byte shared load at a
 // physical (already swizzled) address, and wgmma m64nNk8 with A gathered
@@ -89,13 +98,14 @@ inline float2 lds2(uint32_t addr) {
   float2 v; memcpy(&v, emu_window() + addr, 8); return v;
 }
 inline void keep_regs(uint32_t (&)[4][4]) {}
-inline uint32_t emu_wg_regs[4][128][4];
-inline unsigned emu_wg_count[4], emu_wg_gen[4];
+// Per block of a cluster (slot) and warpgroup.
+inline uint32_t emu_wg_regs[EMU_RANKS][4][128][4];
+inline unsigned emu_wg_count[EMU_RANKS][4], emu_wg_gen[EMU_RANKS][4];
 inline void emu_syncwg() {
-  int w = emu::cur->tid.x / 128;
-  unsigned g = emu_wg_gen[w];
-  if (++emu_wg_count[w] == 128u) { emu_wg_count[w] = 0; ++emu_wg_gen[w]; }
-  else while (emu_wg_gen[w] == g) emu::yield();
+  const int s = emu::cur->slot, w = emu::cur->tid.x / 128;
+  unsigned g = emu_wg_gen[s][w];
+  if (++emu_wg_count[s][w] == 128u) { emu_wg_count[s][w] = 0; ++emu_wg_gen[s][w]; }
+  else while (emu_wg_gen[s][w] == g) emu::yield();
 }
 template <int N> struct WgmmaRS {
   static void run(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t db) {
@@ -107,12 +117,13 @@ template <int N> struct WgmmaRS {
   // fragments gather there.
   static void exec(float (&d)[N / 2], const uint32_t* a, uint64_t db) {
     const int wgi = emu::cur->tid.x / 128, lt = emu::cur->tid.x % 128;
-    for (int i = 0; i < 4; ++i) emu_wg_regs[wgi][lt][i] = a[i];
+    auto& regs = emu_wg_regs[emu::cur->slot];
+    for (int i = 0; i < 4; ++i) regs[wgi][lt][i] = a[i];
     emu_syncwg();
     Desc B = decode(db);
     auto A = [&](int row, int k) {
       const int w = row / 16, r = row % 16;
-      uint32_t u = emu_wg_regs[wgi][w * 32 + (r % 8) * 4 + k % 4][r / 8 + 2 * (k / 4)];
+      uint32_t u = regs[wgi][w * 32 + (r % 8) * 4 + k % 4][r / 8 + 2 * (k / 4)];
       u &= ~0x1FFFu;  // the tensor cores read TF32
       float x; memcpy(&x, &u, 4); return x;
     };
@@ -127,21 +138,90 @@ template <int N> struct WgmmaRS {
   }
 };
 
-// Clusters and TMA stores are not emulated: blocks run alone (cluster of
-// one), and wg_main.cc launches with tma_store 0 or 2 (outputs staged in
-// shared memory and copied out by the warps); reaching one is an error.
+// Clusters: only the K-range form (p.kcl), whose blocks share nothing but
+// the cluster barrier and each other's partials; the M pairs' multicast
+// loads and remote mbarrier arrives, and TMA stores, are not emulated
+// (wg_main.cc launches with tma_store 0 or 2: outputs staged in shared
+// memory and copied out by the warps); reaching one is an error.
 inline void emu_unsupported(const char* what) { fprintf(stderr, "FAIL: %s is not emulated\n", what); exit(4); }
-inline uint32_t cluster_size() { return 1; }
-inline uint32_t cluster_rank() { return 0; }
-inline void cluster_arrive() { emu_unsupported("cluster_arrive"); }
-inline void cluster_wait() { emu_unsupported("cluster_wait"); }
-inline void cluster_sync() { emu_unsupported("cluster_sync"); }
+inline void emu_fail(const char* what) { fprintf(stderr, "FAIL: %s (block %u, thread %u)\n", what, emu::cur->bid.x, emu::cur->tid.x); exit(6); }
+// The running cluster: its blocks (slots 0 .. ranks - 1), and barrier.cluster
+// as a split barrier over every thread of every block not exited. PTX: a
+// thread arrives once per phase, and again after the wait that saw the
+// phase complete; here every arrive must meet its wait before the next
+// (stricter: the kernel pairs them), and a wait needs an arrive.
+struct EmuCluster {
+  unsigned ranks = 1, pending = 0, live = 0, gen = 0;
+  unsigned arrived[EMU_RANKS * 384];  // 1 + the phase a thread arrived in, 0: not arrived
+  unsigned block_live[EMU_RANKS];  // threads of each block not exited
+};
+inline EmuCluster emu_cl;
+// Named barriers (bar.sync id, count) per block: id 0 is __syncthreads.
+inline unsigned emu_named_count[EMU_RANKS][16], emu_named_gen[EMU_RANKS][16], emu_named_want[EMU_RANKS][16];
+inline void emu_cluster_begin(unsigned ranks) {
+  if (ranks < 1 || ranks > EMU_RANKS || emu::nthreads > 384) { fprintf(stderr, "cluster of %u blocks of %d threads\n", ranks, emu::nthreads); abort(); }
+  emu_cl.ranks = ranks; emu_cl.pending = emu_cl.live = ranks * emu::nthreads; emu_cl.gen = 0;
+  for (auto& n : emu_cl.block_live) n = emu::nthreads;
+  memset(emu_cl.arrived, 0, sizeof emu_cl.arrived);
+  memset(emu_named_count, 0, sizeof emu_named_count);
+  memset(emu_wg_count, 0, sizeof emu_wg_count);
+}
+inline unsigned& emu_cl_arrived() { return emu_cl.arrived[emu::cur->slot * emu::nthreads + emu::cur->tid.x]; }
+inline void emu_cl_complete() { emu_cl.pending = emu_cl.live; ++emu_cl.gen; ++emu_progress; }
+inline void cluster_arrive() {
+  unsigned& a = emu_cl_arrived();
+  if (a) emu_fail(a - 1 == emu_cl.gen ? "barrier.cluster.arrive twice in one phase" : "barrier.cluster.arrive again before its wait");
+  a = 1 + emu_cl.gen;
+  if (--emu_cl.pending == 0) emu_cl_complete();
+}
+inline void cluster_wait() {
+  unsigned& a = emu_cl_arrived();
+  if (!a) emu_fail("barrier.cluster.wait without an arrive");
+  while (emu_cl.gen == a - 1) emu::yield();
+  a = 0;
+}
+// A thread exits: the barrier stops counting it (the GPU's waits are for
+// the threads not exited). A block's shared memory goes with its last
+// thread: a peer reading it later reads NaNs.
+inline void emu_thread_exit() {
+  unsigned& a = emu_cl_arrived();
+  --emu_cl.live;
+  if (!(a && a - 1 == emu_cl.gen) && --emu_cl.pending == 0 && emu_cl.live) emu_cl_complete();
+  a = 0;
+  if (--emu_cl.block_live[emu::cur->slot] == 0) memset(emu_window(), 0xFF, EMU_SMEM);
+}
+inline uint32_t cluster_size() { return emu_cl.ranks; }
+inline uint32_t cluster_rank() { return (uint32_t)emu::cur->slot; }
+inline void cluster_sync() { emu_unsupported("cluster_sync (M pairs)"); }
+inline void kc_meet() {
+  cluster_arrive(); cluster_wait();
+  cluster_arrive(); cluster_wait();
+}
 inline void mbar_arrive_cta(uint32_t, uint32_t) { emu_unsupported("a remote mbarrier arrive"); }
 inline void tma_load_mc(uint32_t, const CUtensorMap*, uint32_t, int, int, int, uint16_t) { emu_unsupported("a multicast TMA load"); }
-// The consumers' named barriers span one warpgroup.
-inline void bar_sync(int, int count) {
-  if (count != 128) emu_unsupported("bar.sync over other than a warpgroup");
-  emu_syncwg();
+// A K range's partial into this block's shared memory, and a rank's read
+// back at the same offset (mapa + ld.shared::cluster).
+inline void sts128f(uint32_t addr, float x, float y, float z, float w) {
+  if (addr % 16 || addr + 16 > EMU_SMEM) { fprintf(stderr, "bad st.shared.v4.f32 at %u\n", addr); abort(); }
+  const float v[4] = {x, y, z, w};
+  memcpy(emu_window() + addr, v, 16);
+}
+inline float4 ld_cluster4(uint32_t addr, uint32_t rank) {
+  if (addr % 16 || addr + 16 > EMU_SMEM || rank >= emu_cl.ranks) { fprintf(stderr, "bad ld.shared::cluster.v4.f32 at %u of rank %u\n", addr, rank); abort(); }
+  float4 v; memcpy(&v, emu_smem[rank] + addr, 16); return v;
+}
+// bar.sync: completes when `count` threads of the block have arrived at
+// barrier `id` (1, 2: a consumer warpgroup; 3: both); every arrival of one
+// phase must give the same count.
+inline void bar_sync(int id, int count) {
+  if (id < 1 || id > 15 || count <= 0 || count % 32 || count > emu::nthreads) { fprintf(stderr, "bad bar.sync %d, %d\n", id, count); abort(); }
+  const int s = emu::cur->slot;
+  unsigned &n = emu_named_count[s][id], &gen = emu_named_gen[s][id], &want = emu_named_want[s][id];
+  if (n == 0) want = (unsigned)count;
+  else if (want != (unsigned)count) emu_fail("bar.sync arrivals with different counts");
+  const unsigned g = gen;
+  if (++n == want) { n = 0; ++gen; ++emu_progress; }
+  else while (gen == g) emu::yield();
 }
 inline void stmatrix4(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t) { emu_unsupported("stmatrix"); }
 // Outputs whose rows TMA cannot address (tma_store 2): shared-memory

@@ -46,6 +46,10 @@ s = open(f"{root}/kernels/matmul_sm90a.cu").read()
 s = cut(s, "// Launched as a programmatic dependent", "// Shared-memory matrix descriptor", '#include "emu_wg.h"\n\n')
 s = cut(s, "#define MYNS_D8(", "// A_K / B_K: the operand")
 s = re.sub(r'\n[ \t]*asm volatile\("setmaxnreg[^\n]*', "", s)
+# Each block of a cluster has its own shared memory (wg_main.cc's windows).
+decl = "extern __shared__ __align__(1024) unsigned char smem_raw[];"
+assert s.count(decl) == 1, "matmul_sm90a.cu's shared memory declaration changed"
+s = s.replace(decl, "unsigned char* const smem_raw = emu_window();")
 assert "asm" not in s, "unpatched asm left in matmul_sm90a.cu"
 open(f"{work}/matmul_sm90a.cu", "w").write(s)
 s = open(f"{root}/kernels/gemm_skinny.cu").read()

@@ -1,50 +1,70 @@
 // Runs the real kernels/matmul_sm90a.cu code (wgmma + TMA + mbarriers) on the CPU
 // under the fiber emulation (see run.sh), for both B layouts and both half types (and tf32, K-major B),
-// with deadlock detection; host set-up mirrors src/ops/matmul/sm90.rs.
+// K ranges summed across the blocks of a cluster (p.kcl), with deadlock
+// detection; host set-up mirrors src/gemm/sm90.rs.
 #include "emu_prelude.h"
 #include <cuda.h>
 #include <type_traits>
 namespace myns {
-namespace sm90 { alignas(1024) unsigned char smem_raw[240 * 1024]; }  // the kernel's extern __shared__
-inline unsigned char* emu_window() { return sm90::smem_raw; }
+// The kernel's extern __shared__ (run.sh points smem_raw at emu_window()):
+// a window per block of a cluster (slot), so that each has its own shared
+// memory at the same addresses, as on the GPU.
+constexpr uint32_t EMU_SMEM = 240 * 1024, EMU_RANKS = 4;
+alignas(1024) unsigned char emu_smem[EMU_RANKS][EMU_SMEM];
+inline unsigned char* emu_window() { return emu_smem[emu::cur->slot]; }
 }  // namespace myns
 #include "matmul_sm90a.cu"
 #include <random>
 #include <string>
 
-// Blocks run one at a time, outside clusters, storing from registers
-// (tma_store 0) or through shared memory, copied out by the warps (2):
-// cluster pairs and TMA stores are not emulated (emu_wg.h).
+// Blocks run one at a time, or (p.kcl > 1) a cluster of kcl blocks at a
+// time, storing from registers (tma_store 0) or through shared memory,
+// copied out by the warps (2): cluster pairs along M and TMA stores are not
+// emulated (emu_wg.h).
 using WgKern = void (*)(const CUtensorMap, const CUtensorMap, const CUtensorMap, const GemmParams);
 static WgKern g_k; static CUtensorMap g_a, g_b; static GemmParams g_p;
-static void fiber_main() { g_k(g_a, g_b, g_a, g_p); emu::cur->done = true; }
+static void fiber_main() { g_k(g_a, g_b, g_a, g_p); myns::sm90::emu_thread_exit(); emu::cur->done = true; }
 
-static void launch(WgKern k, unsigned gx, unsigned gz, const CUtensorMap& a, const CUtensorMap& b, const GemmParams& p) {
+// gx blocks along x in clusters of `cl` (the kernel's cluster dims).
+static void launch(WgKern k, unsigned gx, unsigned gz, const CUtensorMap& a, const CUtensorMap& b, const GemmParams& p, unsigned cl = 1) {
   const int threads = 384;
+  if (cl < 1 || cl > myns::EMU_RANKS || gx % cl) { fprintf(stderr, "grid %u in clusters of %u\n", gx, cl); abort(); }
   emu::grid_dim = {gx, 1, gz}; emu::block_dim = {(unsigned)threads, 1, 1}; emu::nthreads = threads;
   g_k = k; g_a = a; g_b = b; g_p = p;
-  std::vector<emu::Fiber> fibers(threads);
+  // Stacks kept across launches, not zeroed (their pages are touched only
+  // as used), never freed (a fiber may exit the program on one).
+  static std::vector<char*>& stacks = *new std::vector<char*>;
+  const size_t stack_bytes = 512 * 1024, n = (size_t)threads * cl;
+  while (stacks.size() < n) stacks.push_back(new char[stack_bytes]);
+  std::vector<emu::Fiber> fibers(n);
   for (unsigned z = 0; z < gz; ++z)
-    for (unsigned x = 0; x < gx; ++x) {
-      emu::block_idx = {x, 0, z};
-      memset(myns::sm90::smem_raw, 0xFF, sizeof myns::sm90::smem_raw);
-      emu::bar_count = 0;
+    for (unsigned x0 = 0; x0 < gx; x0 += cl) {
+      emu::block_idx = {x0, 0, z};
+      memset(myns::emu_smem, 0xFF, sizeof myns::emu_smem[0] * cl);
+      emu::bar_count = 0; memset(emu::bar_counts, 0, sizeof emu::bar_counts);
       for (auto& row : myns::emu_bars) for (auto& b : row) b = {};
-      for (int t = 0; t < threads; ++t) {
-        auto& f = fibers[t];
-        f.done = false; f.tid = {(unsigned)t, 0, 0}; f.bid = emu::block_idx; f.slot = 0; f.stack.resize(512 * 1024);
-        getcontext(&f.ctx); f.ctx.uc_stack.ss_sp = f.stack.data(); f.ctx.uc_stack.ss_size = f.stack.size(); f.ctx.uc_link = &emu::sched;
+      myns::sm90::emu_cluster_begin(cl);
+      for (size_t i = 0; i < n; ++i) {
+        auto& f = fibers[i];
+        f.done = false; f.tid = {(unsigned)(i % threads), 0, 0}; f.slot = (int)(i / threads); f.bid = {x0 + f.slot, 0, z};
+        getcontext(&f.ctx); f.ctx.uc_stack.ss_sp = stacks[i]; f.ctx.uc_stack.ss_size = stack_bytes; f.ctx.uc_link = &emu::sched;
         makecontext(&f.ctx, fiber_main, 0);
       }
       bool all = false; long idle = 0, last = -1;
-      while (!all) {
+      // Each round starts at the next block of the cluster, so that no block
+      // is always the first (or last) to reach a point.
+      for (size_t round = 0; !all; ++round) {
         all = true;
-        for (auto& f : fibers) { if (f.done) continue; all = false; emu::cur = &f; swapcontext(&emu::sched, &f.ctx); }
-        if (myns::emu_progress == last) { if (++idle > 2000) { fprintf(stderr, "DEADLOCK in block %u,%u\n", x, z); exit(3); } } else { idle = 0; last = myns::emu_progress; }
+        for (size_t i = 0; i < n; ++i) {
+          auto& f = fibers[(i + round % cl * threads) % n];
+          if (f.done) continue;
+          all = false; emu::cur = &f; swapcontext(&emu::sched, &f.ctx);
+        }
+        if (myns::emu_progress == last) { if (++idle > 2000) { fprintf(stderr, "DEADLOCK in block %u,%u (cluster of %u)\n", x0, z, cl); exit(3); } } else { idle = 0; last = myns::emu_progress; }
       }
       // Every wgmma group is waited for before the block ends.
       for (auto& [f, q] : myns::sm90::emu_wg_queues)
-        if (!q.open.empty() || !q.groups.empty()) { fprintf(stderr, "FAIL: block %u,%u ended with wgmma groups not waited for\n", x, z); exit(5); }
+        if (!q.open.empty() || !q.groups.empty()) { fprintf(stderr, "FAIL: block %u,%u ended with wgmma groups not waited for\n", f->bid.x, z); exit(5); }
       myns::sm90::emu_wg_queues.clear();
     }
 }
@@ -58,6 +78,20 @@ template <> __half fromf(float x) { return __float2half_rn(x); }
 template <> __nv_bfloat16 fromf(float x) { return __float2bfloat16_rn(x); }
 template <> float fromf(float x) { return x; }
 static int fails = 0, cases = 0;
+
+// K ranges as the `kcl` blocks of a cluster, as src/gemm/sm90.rs launch sets
+// them (plan.rs split_k's chunk of whole k-tiles of `kt`; ranks past K's
+// last range get none); no workspace.
+static void set_kcl(GemmParams& p, int kcl, int kt) {
+  p.kcl = kcl;
+  if (kcl == 1) return;
+  const int64_t r = std::min<int64_t>(kcl, std::max<int64_t>(p.K, 1)), chunk = std::max<int64_t>(((p.K + r - 1) / r + kt - 1) / kt * kt, kt);
+  p.splits = 1; p.k_chunk = chunk;
+}
+static std::string grid_note(unsigned blocks, const GemmParams& p) {
+  if (p.kcl < 2) return "blocks " + std::to_string(blocks);
+  return "clusters " + std::to_string(blocks) + " of " + std::to_string(p.kcl) + " (K ranges of " + std::to_string(p.k_chunk) + ")";
+}
 
 // The kernels by schedule, tile width and layout (kk, kn, mk, mn), as
 // src/gemm/tiles.rs lists them.
@@ -83,10 +117,11 @@ template <class T> WgKern pick(int bn, int pp, bool a_k, bool b_k) {
 // store 2: the output staged in shared memory and copied out by the
 // warps (src/gemm/sm90.rs's tma_store 2, for rows TMA cannot
 // address), at `c_off` elements past a 16-byte boundary. pp: COOP (or
-// false), PP (or true), PPH.
+// false), PP (or true), PPH. kcl 2 or 4: K ranges as the blocks of a
+// cluster (cooperative tiles up to 192 wide), `blocks` clusters.
 template <class T>
 void run_case(int bn, int pp, bool a_k, bool b_k, int batch, int M, int K, int N, double u_out, double u_in = 0, int splits = 1, unsigned blocks = 2,
-              int store = 0, int c_off = 0) {
+              int store = 0, int c_off = 0, int kcl = 1) {
   const WgKern kern = pick<T>(bn, pp, a_k, b_k);
   const int bm = pp == PPH ? 64 : 128;
   std::mt19937 rng(M * 7 + K * 13 + N + batch); std::normal_distribution<float> nd;
@@ -102,6 +137,7 @@ void run_case(int bn, int pp, bool a_k, bool b_k, int batch, int M, int K, int N
   // split-K as src/gemm/plan.rs split_k: whole k-tiles per split, float32 partials.
   const int kt = 128 / (int)sizeof(T), chunk = ((K + splits - 1) / splits + kt - 1) / kt * kt;
   p.splits = splits > 1 ? (K + chunk - 1) / chunk : 1; p.k_chunk = p.splits > 1 ? chunk : K;
+  set_kcl(p, kcl, kt);
   // as src/gemm/mod.rs set_splits (SplitSum::InPlace): a bm x bn partial per tile and range, counters zeroed
   const size_t wtiles = (size_t)batch * ((M + bm - 1) / bm) * ((N + bn - 1) / bn);
   std::vector<float> ws(wtiles * p.splits * bm * bn, NAN);
@@ -115,8 +151,8 @@ void run_case(int bn, int pp, bool a_k, bool b_k, int batch, int M, int K, int N
                        : myns::emu_tensor_map(A.data(), M, K, batch, sak * es, bstride(sab, (uint64_t)K * sak), 64, bk, es);
   CUtensorMap tb = b_k ? myns::emu_tensor_map(B.data(), K, N, batch, sbn * es, bstride(sbb, (uint64_t)N * sbn), bk, bn, es, tf32)
                        : myns::emu_tensor_map(B.data(), N, K, batch, sbk * es, bstride(sbb, (uint64_t)K * sbk), 64, bk, es);
-  unsigned tiles = (unsigned)(((M + bm - 1) / bm) * ((N + bn - 1) / bn) * batch * p.splits);
-  launch(kern, tiles < blocks ? tiles : blocks, 1, ta, tb, p);
+  const unsigned tiles = (unsigned)(((M + bm - 1) / bm) * ((N + bn - 1) / bn) * batch * p.splits), grid = tiles < blocks ? tiles : blocks;
+  launch(kern, grid * kcl, 1, ta, tb, p, kcl);
   int bad = 0;
   // Every (tile, consumer) counted each K range once (ping-pong: one counter per tile).
   for (size_t i = 0; p.splits > 1 && i < flags.size(); ++i)
@@ -134,8 +170,9 @@ void run_case(int bn, int pp, bool a_k, bool b_k, int batch, int M, int K, int N
       ++bad;
     }
   ++cases;
-  printf("%s %s%d %c%c b%d %dx%dx%d/%d blocks %u%s: %s\n", std::is_same<T, float>::value ? "tf32" : std::is_same<T, __half>::value ? "f16" : "bf16",
-         pp == PPH ? "wgh" : pp ? "wgp" : "wg", bn, a_k ? 'k' : 'm', b_k ? 'k' : 'n', batch, M, K, N, (int)p.splits, blocks, store == 2 ? " staged" : "", bad ? "FAIL" : "ok");
+  printf("%s %s%d %c%c b%d %dx%dx%d/%d %s%s: %s\n", std::is_same<T, float>::value ? "tf32" : std::is_same<T, __half>::value ? "f16" : "bf16",
+         pp == PPH ? "wgh" : pp ? "wgp" : "wg", bn, a_k ? 'k' : 'm', b_k ? 'k' : 'n', batch, M, K, N, (int)p.splits, grid_note(kcl > 1 ? grid : blocks, p).c_str(),
+         store == 2 ? " staged" : "", bad ? "FAIL" : "ok");
   if (bad) ++fails;
   fflush(stdout);
 }
@@ -149,7 +186,7 @@ void run_case(int bn, int pp, bool a_k, bool b_k, int batch, int M, int K, int N
 // whose consumers take the tiles in turn.
 static const WgKern reg_kernels[4] = {mm_wgr256_tf32, mm_wgr192_tf32, mm_wgr128_tf32, mm_wgr64_tf32};
 static const WgKern reg_half_kernels[2] = {mm_wgrh128_tf32, mm_wgrh64_tf32};
-void run_case_reg(int bn, int batch, int M, int K, int N, int splits = 1, bool direct = false, bool half = false, unsigned blocks = 2) {
+void run_case_reg(int bn, int batch, int M, int K, int N, int splits = 1, bool direct = false, bool half = false, unsigned blocks = 2, int kcl = 1) {
   const int bm = half ? 64 : 128;
   std::mt19937 rng(M * 7 + K * 13 + N + batch + 1); std::normal_distribution<float> nd;
   auto r4 = [](int x) { return (x + 3) / 4 * 4; };
@@ -170,6 +207,7 @@ void run_case_reg(int bn, int batch, int M, int K, int N, int splits = 1, bool d
   p.scm = 1; p.scn = N; p.scb = (int64_t)M * N; p.batch = batch;
   const int kt = 32, chunk = ((K + splits - 1) / splits + kt - 1) / kt * kt;
   p.splits = splits > 1 ? (K + chunk - 1) / chunk : 1; p.k_chunk = p.splits > 1 ? chunk : K;
+  set_kcl(p, kcl, kt);
   const size_t wtiles = (size_t)batch * ((N + bm - 1) / bm) * ((M + bn - 1) / bn);
   std::vector<float> ws(wtiles * p.splits * bm * bn, NAN);
   std::vector<int> flags(2 * wtiles, 0);
@@ -178,7 +216,7 @@ void run_case_reg(int bn, int batch, int M, int K, int N, int splits = 1, bool d
   CUtensorMap ta = myns::emu_tensor_map(B.data(), N, K, batch, sbk * 4, bstride(sbb, (uint64_t)K * sbk), 32, 32, 4, true);
   CUtensorMap tb = myns::emu_tensor_map(Bp, K, M, batch, ld * 4, bstride(p.sbb, (uint64_t)M * ld), 32, bn, 4, true);
   unsigned tiles = (unsigned)(((N + bm - 1) / bm) * ((M + bn - 1) / bn) * batch * p.splits);
-  launch(half ? reg_half_kernels[bn == 128 ? 0 : 1] : reg_kernels[width_index(bn)], tiles < blocks ? tiles : blocks, 1, ta, tb, p);
+  launch(half ? reg_half_kernels[bn == 128 ? 0 : 1] : reg_kernels[width_index(bn)], (tiles < blocks ? tiles : blocks) * kcl, 1, ta, tb, p, kcl);
   int bad = 0;
   // (Ping-pong: one counter per tile.)
   for (size_t i = 0; p.splits > 1 && i < flags.size(); ++i)
@@ -191,7 +229,7 @@ void run_case_reg(int bn, int batch, int M, int K, int N, int splits = 1, bool d
     if (!(fabs(out - ref) <= mag * (2 * K * 6e-8 + 2 * u_in + u_in * u_in) + 1e-30)) { if (bad < 3) fprintf(stderr, "  [%d,%d,%d] %g vs %g\n", bz, i, j, out, ref); ++bad; }
   }
   ++cases;
-  printf("tf32 reg wgr%s%d b%d %dx%dx%d/%d blocks %u%s: %s\n", half ? "h" : "", bn, batch, M, K, N, (int)p.splits, tiles < blocks ? tiles : blocks,
+  printf("tf32 reg wgr%s%d b%d %dx%dx%d/%d %s%s: %s\n", half ? "h" : "", bn, batch, M, K, N, (int)p.splits, grid_note(tiles < blocks ? tiles : blocks, p).c_str(),
          direct ? " a in place" : "", bad ? "FAIL" : "ok");
   if (bad) ++fails;
   fflush(stdout);
@@ -235,9 +273,38 @@ void run_case_rounding(bool reg, int bn, bool x_in_a, bool tie) {
   fflush(stdout);
 }
 
+// K ranges summed across the blocks of a cluster (p.kcl 2 and 4): every
+// width that has the form (64, 128, 192), both 16-bit types (layouts
+// mixed), tf32 K-major and register-A; fewer clusters than tiles, so that
+// a cluster walks several (and the ranks meet their barriers once per
+// item); ranks whose range is past K (K = 72 in clusters of 4, K = 1);
+// batches; the staged output.
+static void k_cluster_cases() {
+  const double ubf = 1.0 / 256, uh = 1.0 / 2048, utf = 1.0 / (1 << 24);
+  run_case<__nv_bfloat16>(128, COOP, true, true, 1, 130, 300, 200, ubf, 0, 1, 2, 0, 0, 2);
+  run_case<__half>(128, COOP, false, false, 2, 70, 72, 130, uh, 0, 1, 3, 0, 0, 4);
+  run_case<__nv_bfloat16>(64, COOP, true, false, 2, 130, 520, 100, ubf, 0, 1, 2, 0, 0, 4);
+  run_case<__half>(64, COOP, false, true, 1, 9, 1, 5, uh, 0, 1, 2, 0, 0, 2);
+  run_case<__nv_bfloat16>(192, COOP, false, false, 1, 130, 200, 2 * 192 + 13, ubf, 0, 1, 3, 2, 1, 2);
+  run_case<__half>(192, COOP, true, true, 2, 70, 72, 200, uh, 0, 1, 2, 2, 3, 4);
+  run_case<__nv_bfloat16>(192, COOP, true, true, 1, 1, 1, 1, ubf, 0, 1, 2, 0, 0, 4);
+  run_case<float>(64, COOP, true, true, 2, 70, 100, 260, utf, 1.0 / 2048, 1, 3, 0, 0, 2);
+  run_case<float>(128, COOP, true, true, 1, 130, 72, 129, utf, 1.0 / 2048, 1, 1, 0, 0, 4);
+  run_case<float>(192, COOP, true, true, 1, 17, 1, 200, utf, 1.0 / 2048, 1, 2, 0, 0, 4);
+  run_case_reg(64, 2, 70, 72, 100, 1, false, false, 2, 4);
+  run_case_reg(128, 1, 130, 300, 260, 1, true, false, 2, 2);
+  run_case_reg(192, 2, 17, 40, 129, 1, false, false, 1, 4);
+  run_case_reg(64, 1, 5, 1, 3, 1, false, false, 2, 2);
+}
+
 int main(int argc, char** argv) {
   const bool big = argc > 1 && std::string(argv[1]) == "big";
   const double ubf = 1.0 / 256, uh = 1.0 / 2048, utf = 1.0 / (1 << 24);
+  if (argc > 1 && std::string(argv[1]) == "kc") {  // ./wg kc: the K-range clusters alone
+    k_cluster_cases();
+    printf("%d cases, %d failures\n", cases, fails);
+    return fails != 0;
+  }
   // Cooperative tiles: every width, both 16-bit types, each layout at least
   // once per width; edges in M, N and K; batches.
   int shapes[][4] = {{1, 1, 1, 1}, {1, 130, 72, 300}, {2, 70, 100, 260}, {1, 200, 330, 513}};
@@ -314,6 +381,7 @@ int main(int argc, char** argv) {
   }
   run_case_reg(128, 2, 130, 300, 260, 3, false, true, 3);
   run_case_reg(64, 1, 200, 330, 129, 4, true, true, 2);
+  k_cluster_cases();
   printf("%d cases, %d failures\n", cases, fails);
   return fails != 0;
 }
