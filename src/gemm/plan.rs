@@ -576,7 +576,8 @@ pub(crate) fn wg_reg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: 
     };
     let auto = wg_reg(m, n, k, batch, sms);
     let plan = match name.strip_prefix("wgr")? {
-        "" => WgPlan { splits: splits.unwrap_or(auto.splits), ..auto },
+        // (A split count asks for the global split, not the cluster's.)
+        "" => WgPlan { splits: splits.unwrap_or(auto.splits), k_cluster: auto.k_cluster && splits.is_none(), ..auto },
         width => {
             let (list, width) = match width.strip_prefix('h') {
                 Some(width) => (&WGH[..], width),
@@ -587,7 +588,10 @@ pub(crate) fn wg_reg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: 
             WgPlan { tile, splits: splits.unwrap_or(1), a_reg: true, cluster: 1, k_cluster: false }
         }
     };
-    with_k_cluster(WgPlan { cluster: cluster.min(wg_cluster(&plan.tile, m)), ..plan }, ranges)
+    // (Pairs and a cluster's K ranges exclude each other: pairs split K
+    // globally.)
+    let cluster = cluster.min(wg_cluster(&plan.tile, m));
+    with_k_cluster(WgPlan { cluster, k_cluster: plan.k_cluster && cluster == 1, ..plan }, ranges)
 }
 
 /// A skinny-kernel plan: blocks per cluster (each a K range), K per block,
@@ -993,6 +997,10 @@ mod tests {
         assert_eq!(wg_reg_forced("wgr128k2", None, 1024, 1024, 1024, 1, SMS).map(kc), Some((128, 2, true, 1)));
         assert_eq!(wg_reg_forced("wgrh128k2", None, 1024, 1024, 1024, 1, SMS), None);
         assert!(!wg_forced("wg64", Some(2), 512, 512, 512, 1, 2, SMS, KN).unwrap().k_cluster);
+        // `wgr/3` where the automatic plan is two ranges in a cluster: three global splits.
+        assert_eq!(wg_reg_forced("wgr", Some(3), 4096, 128, 4096, 1, SMS).map(kc), Some((64, 3, false, 1)));
+        assert_eq!(wg_reg_forced("wgr", None, 4096, 128, 4096, 1, SMS).map(kc), Some((64, 2, true, 1)));
+        assert_eq!(wg_reg_forced("wgrc2", None, 4096, 256, 4096, 1, SMS).map(kc), Some((128, 2, false, 2)));
         assert_eq!(wg_reg(4096, 4096, 4096, 1, SMS).cluster, 1);
         // Large problems: the width with the fewest whole waves of work.
         assert_eq!(wg_reg(2000, 3000, 1000, 1, SMS).tile.bn, 192);

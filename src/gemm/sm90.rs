@@ -321,7 +321,7 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     }
     let block = (WG_THREADS, 1, 1);
     let mut params = [cuda::arg(&tm_a), cuda::arg(&tm_b), cuda::arg(&tm_c), cuda::arg(q)];
-    if plan.k_cluster && (!plan::k_cluster_able(&plan.tile) || !matches!(ranges, 2 | 4)) {
+    if plan.k_cluster && (!plan::k_cluster_able(&plan.tile) || !matches!(ranges, 2 | 4) || plan.cluster > 1) {
         return Err(Error::runtime(format!("no Hopper kernel sums {ranges} K ranges of tile {:?} in a cluster", plan.tile)));
     }
     let grid = if cl > 1 {
