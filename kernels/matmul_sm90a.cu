@@ -33,7 +33,8 @@
 // tile, multicast into both blocks' shared memory: B's L2 reads halve. A
 // stage is then free only when the consumers of both blocks are done with
 // it, so consumers arrive on both blocks' empty barriers. Or (`p.kcl` 2 or
-// 4, cooperative tiles up to 192 wide) the blocks of a cluster compute one
+// 4, the `mm_wgk*` / `mm_wgrk*` kernels: cooperative tiles up to 192 wide)
+// the blocks of a cluster compute one
 // tile over `kcl` K ranges and add their float32 partials through
 // distributed shared memory: split K with no workspace, no fence and no
 // second pass (see the consumers' `kc` step).
@@ -68,6 +69,7 @@
 //   mm_wgh<BN>_<dtype>_<a><b>(tmA, tmB, tmC, GemmParams)
 //   mm_wgr<BN>_tf32(tmA, tmB, tmC, GemmParams)
 //   mm_wgrh<BN>_tf32(tmA, tmB, tmC, GemmParams)
+//   mm_wgk<BN>_<dtype>_<a><b>, mm_wgk<BN>_tf32_kk, mm_wgrk<BN>_tf32: as mm_wg*, mm_wgr*, summing K ranges in a cluster (p.kcl)
 #include <cuda.h>
 
 #include "matmul_common.cuh"
@@ -357,7 +359,7 @@ __device__ __forceinline__ uint32_t pack2(float x, float y) {
   return *reinterpret_cast<uint32_t*>(&v);
 }
 
-template <typename T, bool A_K, bool B_K, int BN, bool PP, bool A_REG, int BM>
+template <typename T, bool A_K, bool B_K, int BN, bool PP, bool A_REG, int BM, bool KC>
 __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMap* tmB, const CUtensorMap* tmC, const GemmParams& p) {
   using L = Tile<BN, PP, sizeof(T) == 2, BM>;
   constexpr int STAGES = L::STAGES, A_BYTES = L::A_BYTES, STAGE_BYTES = L::STAGE_BYTES, NACC = BN / 2;
@@ -390,8 +392,11 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   // cooperative tiles up to 192 wide: the 256-wide one has no registers to
   // spare for the sum) 2 or 4 blocks computing one tile, rank r over the
   // r-th of its K ranges, summed through distributed shared memory.
+  // KC: the kernels that can (`mm_wgk*`, `mm_wgrk*`); the others carry none
+  // of that code.
+  static_assert(!KC || (!PP && BN <= 192), "K ranges in a cluster: cooperative tiles up to 192 wide");
   const int cl = static_cast<int>(cluster_size()), rank = cl > 1 ? static_cast<int>(cluster_rank()) : 0;
-  const bool kc = !PP && BN <= 192 && p.kcl > 1;
+  const bool kc = KC && p.kcl > 1;
   const int mcl = kc ? 1 : cl, mrank = kc ? 0 : rank;
   // Work items are counted in 32 bits (src/gemm/sm90.rs keeps them under
   // 2^31): 64-bit divisions by these counts, a long software sequence each,
@@ -404,8 +409,8 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   // split-major, then tile_of's L2-friendly order). The producer runs ahead
   // into the next item while the consumers store the last one. Item w covers
   // output tile (m0, n0) of batch z / splits, over k-tiles [k0, k0 + kt).
-  const uint32_t cl_shift = cl >> 1;  // log2 of 1, 2, 4
-  const uint32_t first = blockIdx.x >> cl_shift, stride = gridDim.x >> cl_shift;
+  const uint32_t first = KC ? blockIdx.x >> (cl >> 1) : cl > 1 ? blockIdx.x / 2 : blockIdx.x;  // (cl >> 1: log2 of 1, 2, 4)
+  const uint32_t stride = KC ? gridDim.x >> (cl >> 1) : cl > 1 ? gridDim.x / 2 : gridDim.x;
   struct Item {
     int64_t z;  // batch * splits + split
     int m0, n0, bz, k0, kt;
@@ -426,7 +431,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     const int64_t range = kc ? rank : static_cast<int64_t>(z - bz * splits);
     const int64_t k_begin = range * p.k_chunk, k_end = min(K, k_begin + p.k_chunk);
     it.k0 = static_cast<int>(k_begin);
-    it.kt = k_end > k_begin ? static_cast<int>((k_end - k_begin + BK - 1) / BK) : 0;  // a K range past K: none
+    it.kt = KC && k_end <= k_begin ? 0 : static_cast<int>((k_end - k_begin + BK - 1) / BK);  // (a cluster's K range past K: none)
     return it;
   };
 
@@ -522,6 +527,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       // Every thread meets the cluster twice per work item, as the
       // consumers do (thread 0 did so between its items, all but the last).
       const uint32_t n = first < tiles ? (tiles - 1 - first) / stride + 1 : 0;
+#pragma unroll 1
       for (uint32_t i = tid == 0 && n > 0 ? n - 1 : 0; i < n; ++i) kc_meet();
     }
   } else {
@@ -698,6 +704,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           // (each a round trip to another SM), added in rank order.
 #pragma unroll
           for (int i0 = 0; i0 < V; i0 += G)
+#pragma unroll 1
             for (int q = 0; q < cl; ++q) {
               float4 v[G];
 #pragma unroll
@@ -988,31 +995,38 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
 
 using myns::GemmParams;
 
-#define MYNS_WG_ONE(name, T, AK, BKC, BN, PP, AREG, BM)                                                 \
+#define MYNS_WG_ONE(name, T, AK, BKC, BN, PP, AREG, BM, KC)                                             \
   extern "C" __global__ void __launch_bounds__(myns::sm90::THREADS, 1)                                  \
       name(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,                \
            const __grid_constant__ CUtensorMap tmC, const GemmParams p) {                                  \
-    myns::sm90::wg_gemm<T, AK, BKC, BN, PP, AREG, BM>(&tmA, &tmB, &tmC, p);                            \
+    myns::sm90::wg_gemm<T, AK, BKC, BN, PP, AREG, BM, KC>(&tmA, &tmB, &tmC, p);                        \
   }
-#define MYNS_WG_LAYOUTS(kind, PP, BN, dt, T, BM)                            \
-  MYNS_WG_ONE(mm_##kind##BN##_##dt##_kk, T, true, true, BN, PP, false, BM)   \
-  MYNS_WG_ONE(mm_##kind##BN##_##dt##_kn, T, true, false, BN, PP, false, BM)  \
-  MYNS_WG_ONE(mm_##kind##BN##_##dt##_mk, T, false, true, BN, PP, false, BM)  \
-  MYNS_WG_ONE(mm_##kind##BN##_##dt##_mn, T, false, false, BN, PP, false, BM)
+#define MYNS_WG_LAYOUTS(kind, PP, BN, dt, T, BM, KC)                            \
+  MYNS_WG_ONE(mm_##kind##BN##_##dt##_kk, T, true, true, BN, PP, false, BM, KC)   \
+  MYNS_WG_ONE(mm_##kind##BN##_##dt##_kn, T, true, false, BN, PP, false, BM, KC)  \
+  MYNS_WG_ONE(mm_##kind##BN##_##dt##_mk, T, false, true, BN, PP, false, BM, KC)  \
+  MYNS_WG_ONE(mm_##kind##BN##_##dt##_mn, T, false, false, BN, PP, false, BM, KC)
 // The tiles: src/gemm/tiles.rs (WG cooperative, WGP ping-pong, WGH
-// ping-pong on 64 rows), through gemm_tiles.h.
-#define MYNS_WG_COOP(BN, STAGES)                                                 \
-  MYNS_WG_LAYOUTS(wg, false, BN, bf16, __nv_bfloat16, MYNS_WG_BM)                \
-  MYNS_WG_LAYOUTS(wg, false, BN, f16, __half, MYNS_WG_BM)                        \
-  MYNS_WG_ONE(mm_wg##BN##_tf32_kk, float, true, true, BN, false, false, MYNS_WG_BM) \
-  MYNS_WG_ONE(mm_wgr##BN##_tf32, float, false, true, BN, false, true, MYNS_WG_BM)
-#define MYNS_WG_PINGPONG(BN, STAGES)                              \
-  MYNS_WG_LAYOUTS(wgp, true, BN, bf16, __nv_bfloat16, MYNS_WG_BM) \
-  MYNS_WG_LAYOUTS(wgp, true, BN, f16, __half, MYNS_WG_BM)
-#define MYNS_WG_HALF(BN, STAGES)                                   \
-  MYNS_WG_LAYOUTS(wgh, true, BN, bf16, __nv_bfloat16, MYNS_WGH_BM) \
-  MYNS_WG_LAYOUTS(wgh, true, BN, f16, __half, MYNS_WGH_BM) \
-  MYNS_WG_ONE(mm_wgrh##BN##_tf32, float, false, true, BN, true, true, MYNS_WGH_BM)
+// ping-pong on 64 rows, WGK cooperative with K ranges in a cluster),
+// through gemm_tiles.h.
+#define MYNS_WG_COOP(BN, STAGES)                                                        \
+  MYNS_WG_LAYOUTS(wg, false, BN, bf16, __nv_bfloat16, MYNS_WG_BM, false)                \
+  MYNS_WG_LAYOUTS(wg, false, BN, f16, __half, MYNS_WG_BM, false)                        \
+  MYNS_WG_ONE(mm_wg##BN##_tf32_kk, float, true, true, BN, false, false, MYNS_WG_BM, false) \
+  MYNS_WG_ONE(mm_wgr##BN##_tf32, float, false, true, BN, false, true, MYNS_WG_BM, false)
+#define MYNS_WG_PINGPONG(BN, STAGES)                                     \
+  MYNS_WG_LAYOUTS(wgp, true, BN, bf16, __nv_bfloat16, MYNS_WG_BM, false) \
+  MYNS_WG_LAYOUTS(wgp, true, BN, f16, __half, MYNS_WG_BM, false)
+#define MYNS_WG_HALF(BN, STAGES)                                          \
+  MYNS_WG_LAYOUTS(wgh, true, BN, bf16, __nv_bfloat16, MYNS_WGH_BM, false) \
+  MYNS_WG_LAYOUTS(wgh, true, BN, f16, __half, MYNS_WGH_BM, false)         \
+  MYNS_WG_ONE(mm_wgrh##BN##_tf32, float, false, true, BN, true, true, MYNS_WGH_BM, false)
+#define MYNS_WG_KCLUSTER(BN, STAGES)                                                    \
+  MYNS_WG_LAYOUTS(wgk, false, BN, bf16, __nv_bfloat16, MYNS_WG_BM, true)                \
+  MYNS_WG_LAYOUTS(wgk, false, BN, f16, __half, MYNS_WG_BM, true)                        \
+  MYNS_WG_ONE(mm_wgk##BN##_tf32_kk, float, true, true, BN, false, false, MYNS_WG_BM, true) \
+  MYNS_WG_ONE(mm_wgrk##BN##_tf32, float, false, true, BN, false, true, MYNS_WG_BM, true)
 MYNS_WG_TILES(MYNS_WG_COOP)
 MYNS_WGP_TILES(MYNS_WG_PINGPONG)
 MYNS_WGH_TILES(MYNS_WG_HALF)
+MYNS_WGK_TILES(MYNS_WG_KCLUSTER)

@@ -176,7 +176,7 @@ struct WgKernels {
     tf32_reg: Option<Kernel>,
 }
 
-// TC_F16, TC_BF16, TC_TF32, TC_X64, SIMT_F32, WG_KERNELS, WGP_KERNELS, WGH_KERNELS, SKINNY_KERNELS, SKINNY_TMA_KERNELS,
+// TC_F16, TC_BF16, TC_TF32, TC_X64, SIMT_F32, WG_KERNELS, WGP_KERNELS, WGH_KERNELS, WGK_KERNELS, SKINNY_KERNELS, SKINNY_TMA_KERNELS,
 // in the order of the tables in `tiles`.
 include!(concat!(env!("OUT_DIR"), "/gemm_kernels.rs"));
 

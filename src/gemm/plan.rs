@@ -4,7 +4,7 @@
 //! `mod.rs`, `sm90.rs` and `skinny.rs` only carries plans out.
 
 use super::tiles::{
-    Tile, WgTile, SKINNY_CLUSTERS, SKINNY_MAX_M, SKINNY_NW, SKINNY_TMA_CW, SKINNY_TMA_STAGES, SKINNY_WARPS, WG, WGH, WGH_BM, WGP, WG_BM, WG_BK_BYTES,
+    Tile, WgTile, SKINNY_CLUSTERS, SKINNY_MAX_M, SKINNY_NW, SKINNY_TMA_CW, SKINNY_TMA_STAGES, SKINNY_WARPS, WG, WGH, WGH_BM, WGK, WGP, WG_BM, WG_BK_BYTES,
 };
 
 /// Ceiling division of non-negative numbers.
@@ -467,9 +467,9 @@ fn k_cluster_suffix(name: &str) -> (&str, Option<i64>) {
         _ => (name, None),
     }
 }
-/// Whether the kernels of tile `t` can sum K ranges in a cluster.
+/// Whether tile `t` has kernels that sum K ranges in a cluster.
 pub(crate) fn k_cluster_able(t: &WgTile) -> bool {
-    !t.pingpong && t.bn <= 192
+    WGK.contains(t)
 }
 fn with_k_cluster(plan: WgPlan, ranges: Option<i64>) -> Option<WgPlan> {
     match ranges {

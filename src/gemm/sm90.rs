@@ -11,8 +11,8 @@
 
 use super::pack::{self, Operand};
 use super::plan::{self, cdiv, operand_layout, Force, Layout, WgPlan};
-use super::tiles::{WG, WGH, WGP, WG_THREADS};
-use super::{set_splits, GemmParams, SplitSum, WGH_KERNELS, WGP_KERNELS, WG_KERNELS};
+use super::tiles::{WG, WGH, WGK, WGP, WG_THREADS};
+use super::{set_splits, GemmParams, SplitSum, WGH_KERNELS, WGK_KERNELS, WGP_KERNELS, WG_KERNELS};
 use crate::cuda::{self, DeviceInfo};
 use crate::overrides::{self, Knob};
 use crate::types::{DType, Error, Result};
@@ -293,6 +293,7 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
         sys::CUtensorMap { opaque: tm_a.opaque } // not read
     };
     let (list, table) = match plan.tile.kind() {
+        _ if plan.k_cluster => (&WGK[..], &WGK_KERNELS[..]),
         "wgh" => (&WGH[..], &WGH_KERNELS[..]),
         "wgp" => (&WGP[..], &WGP_KERNELS[..]),
         _ => (&WG[..], &WG_KERNELS[..]),

@@ -128,6 +128,11 @@ pub const WGP: [WgTile; 2] = [wg(128, 6, true, 128, 128), wg(64, 8, true, 64, 64
 pub const WGH: [WgTile; 2] = [WgTile { bm: WGH_BM, ..wg(128, 9, true, 128, 128) }, WgTile { bm: WGH_BM, ..wg(64, 14, true, 64, 64) }];
 /// Rows of the `WGH` tiles.
 pub const WGH_BM: i64 = 64;
+/// The cooperative tiles whose kernels also sum a tile's K ranges across
+/// the blocks of a cluster (`mm_wgk*`, `mm_wgrk*`; plan.rs `WgPlan::
+/// k_cluster`): up to 192 wide (the 256-wide tile has no registers to spare
+/// for the sum).
+pub const WGK: [WgTile; 3] = [WG[1], WG[2], WG[3]];
 
 const fn wg(bn: i64, stages: i64, pingpong: bool, tma_cols: i64, bulk_cols: i64) -> WgTile {
     WgTile { bm: WG_BM, bn, stages, pingpong, tma_cols, bulk_cols }
@@ -211,7 +216,7 @@ pub fn header() -> String {
     h += &tc_list("MYNS_TC_TF32_TILES", &TC_TF32);
     h += &tc_list("MYNS_TC_X64_TILES", &TC_X64);
     h += &tc_list("MYNS_SIMT_TILES", &SIMT);
-    for (name, list) in [("MYNS_WG_TILES", &WG[..]), ("MYNS_WGP_TILES", &WGP[..]), ("MYNS_WGH_TILES", &WGH[..])] {
+    for (name, list) in [("MYNS_WG_TILES", &WG[..]), ("MYNS_WGP_TILES", &WGP[..]), ("MYNS_WGH_TILES", &WGH[..]), ("MYNS_WGK_TILES", &WGK[..])] {
         let rows: Vec<String> = list.iter().map(|t| format!("X({}, {})", t.bn, t.stages)).collect();
         h += &format!("#define {name}(X) {}\n", rows.join(" "));
     }
@@ -256,19 +261,22 @@ pub fn rust_kernels() -> String {
     // Hopper: per tile, bf16 and f16 in the four layouts, then tf32 K-major
     // (cooperative tiles) and the register-A tf32 kernel (cooperative and
     // 64-row tiles: `mm_wgr<BN>_tf32`, `mm_wgrh<BN>_tf32`).
-    let wg = |t: &WgTile| {
-        let kind = t.kind();
+    // WGK: the cooperative tiles' kernels that sum K ranges in a cluster
+    // (`mm_wgk<BN>_*`, `mm_wgrk<BN>_tf32`).
+    let wg = |t: &WgTile, kc: bool| {
+        let kind = if kc { "wgk" } else { t.kind() };
         let half = |dt: &str| layouts(&format!("mm_{kind}{}_{dt}", t.bn)).replace("{M}", "MATMUL_SM90A");
         let kernel = |name: String| format!("Some(crate::cuda::Kernel::new(&crate::kernels::MATMUL_SM90A, \"{name}\"))");
         let (kk, reg) = match kind {
             "wg" => (kernel(format!("mm_wg{}_tf32_kk", t.bn)), kernel(format!("mm_wgr{}_tf32", t.bn))),
+            "wgk" => (kernel(format!("mm_wgk{}_tf32_kk", t.bn)), kernel(format!("mm_wgrk{}_tf32", t.bn))),
             "wgh" => ("None".to_string(), kernel(format!("mm_wgrh{}_tf32", t.bn))),
             _ => ("None".to_string(), "None".to_string()),
         };
         format!("WgKernels {{ bf16: {}, f16: {}, tf32_kk: {kk}, tf32_reg: {reg} }}", half("bf16"), half("f16"))
     };
-    for (name, list) in [("WG_KERNELS", &WG[..]), ("WGP_KERNELS", &WGP[..]), ("WGH_KERNELS", &WGH[..])] {
-        let rows: Vec<String> = list.iter().map(wg).collect();
+    for (name, list, kc) in [("WG_KERNELS", &WG[..], false), ("WGP_KERNELS", &WGP[..], false), ("WGH_KERNELS", &WGH[..], false), ("WGK_KERNELS", &WGK[..], true)] {
+        let rows: Vec<String> = list.iter().map(|t| wg(t, kc)).collect();
         r += &format!("static {name}: [WgKernels; {}] = [{}];\n", list.len(), rows.join(", "));
     }
     // Skinny: [dtype f16, bf16, f32][weights K-major, N-major][vectorised, element loads][m blocks 1, 2].

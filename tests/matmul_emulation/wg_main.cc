@@ -103,11 +103,17 @@ static const WgKern half_rows[2][2][4] = {{WG_LAY(wgh, 128, bf16), WG_LAY(wgh, 6
 // Schedules: cooperative, ping-pong, ping-pong on 64-row tiles (wgh).
 enum { COOP = 0, PP = 1, PPH = 2 };
 static const WgKern tf32_kk[4] = {mm_wg256_tf32_kk, mm_wg192_tf32_kk, mm_wg128_tf32_kk, mm_wg64_tf32_kk};
+// The cooperative kernels that sum K ranges in a cluster (widths 192, 128, 64).
+static const WgKern kcoop[2][3][4] = {{WG_LAY(wgk, 192, bf16), WG_LAY(wgk, 128, bf16), WG_LAY(wgk, 64, bf16)},
+                                      {WG_LAY(wgk, 192, f16), WG_LAY(wgk, 128, f16), WG_LAY(wgk, 64, f16)}};
+static const WgKern ktf32_kk[3] = {mm_wgk192_tf32_kk, mm_wgk128_tf32_kk, mm_wgk64_tf32_kk};
 static int width_index(int bn) { return bn == 256 ? 0 : bn == 192 ? 1 : bn == 128 ? 2 : 3; }
-template <class T> WgKern pick(int bn, int pp, bool a_k, bool b_k) {
+template <class T> WgKern pick(int bn, int pp, bool a_k, bool b_k, bool kc = false) {
   const int w = width_index(bn);
-  if (std::is_same<T, float>::value) return tf32_kk[w];
+  if (kc && (pp || w == 0)) { fprintf(stderr, "no K-range cluster kernel for this tile\n"); abort(); }
+  if (std::is_same<T, float>::value) return kc ? ktf32_kk[w - 1] : tf32_kk[w];
   const int dt = std::is_same<T, __half>::value, lay = (!a_k) * 2 + !b_k;
+  if (kc) return kcoop[dt][w - 1][lay];
   return pp == PPH ? half_rows[dt][w - 2][lay] : pp ? pingpong[dt][w - 2][lay] : coop[dt][w][lay];
 }
 
@@ -122,7 +128,7 @@ template <class T> WgKern pick(int bn, int pp, bool a_k, bool b_k) {
 template <class T>
 void run_case(int bn, int pp, bool a_k, bool b_k, int batch, int M, int K, int N, double u_out, double u_in = 0, int splits = 1, unsigned blocks = 2,
               int store = 0, int c_off = 0, int kcl = 1) {
-  const WgKern kern = pick<T>(bn, pp, a_k, b_k);
+  const WgKern kern = pick<T>(bn, pp, a_k, b_k, kcl > 1);
   const int bm = pp == PPH ? 64 : 128;
   std::mt19937 rng(M * 7 + K * 13 + N + batch); std::normal_distribution<float> nd;
   auto rup = [](int x) { return (x + 7) / 8 * 8; };
@@ -186,6 +192,7 @@ void run_case(int bn, int pp, bool a_k, bool b_k, int batch, int M, int K, int N
 // whose consumers take the tiles in turn.
 static const WgKern reg_kernels[4] = {mm_wgr256_tf32, mm_wgr192_tf32, mm_wgr128_tf32, mm_wgr64_tf32};
 static const WgKern reg_half_kernels[2] = {mm_wgrh128_tf32, mm_wgrh64_tf32};
+static const WgKern reg_kc_kernels[3] = {mm_wgrk192_tf32, mm_wgrk128_tf32, mm_wgrk64_tf32};
 void run_case_reg(int bn, int batch, int M, int K, int N, int splits = 1, bool direct = false, bool half = false, unsigned blocks = 2, int kcl = 1) {
   const int bm = half ? 64 : 128;
   std::mt19937 rng(M * 7 + K * 13 + N + batch + 1); std::normal_distribution<float> nd;
@@ -216,7 +223,8 @@ void run_case_reg(int bn, int batch, int M, int K, int N, int splits = 1, bool d
   CUtensorMap ta = myns::emu_tensor_map(B.data(), N, K, batch, sbk * 4, bstride(sbb, (uint64_t)K * sbk), 32, 32, 4, true);
   CUtensorMap tb = myns::emu_tensor_map(Bp, K, M, batch, ld * 4, bstride(p.sbb, (uint64_t)M * ld), 32, bn, 4, true);
   unsigned tiles = (unsigned)(((N + bm - 1) / bm) * ((M + bn - 1) / bn) * batch * p.splits);
-  launch(half ? reg_half_kernels[bn == 128 ? 0 : 1] : reg_kernels[width_index(bn)], (tiles < blocks ? tiles : blocks) * kcl, 1, ta, tb, p, kcl);
+  const WgKern kern = half ? reg_half_kernels[bn == 128 ? 0 : 1] : kcl > 1 ? reg_kc_kernels[width_index(bn) - 1] : reg_kernels[width_index(bn)];
+  launch(kern, (tiles < blocks ? tiles : blocks) * kcl, 1, ta, tb, p, kcl);
   int bad = 0;
   // (Ping-pong: one counter per tile.)
   for (size_t i = 0; p.splits > 1 && i < flags.size(); ++i)
