@@ -34,10 +34,9 @@
 // stage is then free only when the consumers of both blocks are done with
 // it, so consumers arrive on both blocks' empty barriers. Or (`p.kcl` 2 or
 // 4, the `mm_wgk*` / `mm_wgrk*` kernels: cooperative tiles up to 192 wide)
-// the blocks of a cluster compute one
-// tile over `kcl` K ranges and add their float32 partials through
-// distributed shared memory: split K with no workspace, no fence and no
-// second pass (see the consumers' `kc` step).
+// the blocks of a cluster compute one tile over `kcl` K ranges and add
+// their float32 partials through distributed shared memory: split K with
+// no workspace, no fence and no second pass (see the consumers' `kc` step).
 //
 // Output: cooperative 16-bit kernels with a unit-stride output
 // (`p.tma_store`, set by src/gemm/sm90.rs) write each consumer's 64 x BN

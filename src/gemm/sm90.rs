@@ -229,6 +229,9 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     // K ranges as a cluster's blocks: no workspace (the kernel sums them in
     // distributed shared memory); ranks past K's last range add zeros.
     let ranges = if plan.k_cluster { plan.splits } else { 1 };
+    if plan.k_cluster && (!plan::k_cluster_able(&plan.tile) || !matches!(ranges, 2 | 4) || plan.cluster > 1) {
+        return Err(Error::runtime(format!("no Hopper kernel sums {ranges} K ranges of tile {:?} in a cluster", plan.tile)));
+    }
     let _ws = if plan.k_cluster {
         q.k_chunk = plan::split_k(q.k, ranges, bk).1;
         q.kcl = ranges;
@@ -322,9 +325,6 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     }
     let block = (WG_THREADS, 1, 1);
     let mut params = [cuda::arg(&tm_a), cuda::arg(&tm_b), cuda::arg(&tm_c), cuda::arg(q)];
-    if plan.k_cluster && (!plan::k_cluster_able(&plan.tile) || !matches!(ranges, 2 | 4) || plan.cluster > 1) {
-        return Err(Error::runtime(format!("no Hopper kernel sums {ranges} K ranges of tile {:?} in a cluster", plan.tile)));
-    }
     let grid = if cl > 1 {
         items.min(max_clusters(f, device, smem, cl as u32)? as i64).max(1) * cl
     } else {
