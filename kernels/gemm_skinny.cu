@@ -75,16 +75,7 @@ constexpr int TMA_CW = MYNS_SKINNY_TMA_CW, TMA_STAGES = MYNS_SKINNY_TMA_STAGES, 
 static_assert(TMA_STAGES % TMA_CW == 0, "stages are dealt to the consumer warps in turn");
 
 // ---- PTX (replaced by tests/matmul_emulation/emu_skinny.h)
-// (cluster_rank, cluster_size, cluster_sync: matmul_common.cuh)
-// The float at `p` (an address in this block's shared memory) in block `rank`.
-__device__ __forceinline__ float ld_cluster(const float* p, uint32_t rank) {
-  const uint32_t a = static_cast<uint32_t>(__cvta_generic_to_shared(p));
-  uint32_t ra;
-  float v;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(ra) : "r"(a), "r"(rank));
-  asm volatile("ld.shared::cluster.f32 %0, [%1];\n" : "=f"(v) : "r"(ra) : "memory");
-  return v;
-}
+// (cluster_rank, cluster_size, cluster_sync, ld_cluster: matmul_common.cuh)
 // Weights are read once: keep them out of L1.
 __device__ __forceinline__ uint4 ld_stream(const void* p) {
   uint4 v;
@@ -181,7 +172,7 @@ __device__ __forceinline__ void finish(const SkinnyParams& p, int64_t z, int64_t
     const int per = OUTS / static_cast<int>(ranks);
     for (int o = static_cast<int>(rank) * per + tid; o < static_cast<int>(rank + 1) * per; o += NTHREADS) {
       float s = 0.f;
-      for (uint32_t q = 0; q < ranks; ++q) s += ld_cluster(red + o, q);
+      for (uint32_t q = 0; q < ranks; ++q) s += ld_cluster(smem_addr(red + o), q);
       const int64_t m = o / NW, n = n0 + o % NW;
       if (m < M && n < N) {
         T* q = c + m * p.scm + n * p.scn;

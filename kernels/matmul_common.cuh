@@ -195,5 +195,21 @@ __device__ __forceinline__ void cluster_sync() {
   cluster_arrive();
   cluster_wait();
 }
+// Distributed shared memory: what block `cta` of the cluster holds at
+// shared-memory address `addr` (an address in this block's window; mapa
+// maps it to the peer's): a float, or four floats at a 16-byte aligned one.
+__device__ __forceinline__ float ld_cluster(uint32_t addr, uint32_t cta) {
+  float v;
+  asm volatile("{\n.reg .b32 r;\nmapa.shared::cluster.u32 r, %1, %2;\nld.shared::cluster.f32 %0, [r];\n}\n" : "=f"(v) : "r"(addr), "r"(cta) : "memory");
+  return v;
+}
+__device__ __forceinline__ float4 ld_cluster4(uint32_t addr, uint32_t cta) {
+  float4 v;
+  asm volatile("{\n.reg .b32 r;\nmapa.shared::cluster.u32 r, %4, %5;\nld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [r];\n}\n"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(addr), "r"(cta)
+               : "memory");
+  return v;
+}
 
 }  // namespace myns

@@ -162,18 +162,10 @@ __device__ __forceinline__ void tma_load_mc(uint32_t dst, const CUtensorMap* map
       : "memory");
 }
 
-// Four floats into shared memory, and from the shared memory of block
-// `cta` of the cluster at the same offset (16-byte aligned).
+// Four floats into shared memory (16-byte aligned; a peer reads them back
+// with ld_cluster4, matmul_common.cuh).
 __device__ __forceinline__ void sts128f(uint32_t addr, float x, float y, float z, float w) {
   asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "f"(x), "f"(y), "f"(z), "f"(w) : "memory");
-}
-__device__ __forceinline__ float4 ld_cluster4(uint32_t addr, uint32_t cta) {
-  float4 v;
-  asm volatile("{\n.reg .b32 r;\nmapa.shared::cluster.u32 r, %4, %5;\nld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [r];\n}\n"
-               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-               : "r"(addr), "r"(cta)
-               : "memory");
-  return v;
 }
 // Named barrier `id` over `count` threads (ids 1 and 2: the consumer
 // warpgroups; 3: both).
@@ -408,7 +400,9 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   // split-major, then tile_of's L2-friendly order). The producer runs ahead
   // into the next item while the consumers store the last one. Item w covers
   // output tile (m0, n0) of batch z / splits, over k-tiles [k0, k0 + kt).
-  const uint32_t first = KC ? blockIdx.x >> (cl >> 1) : cl > 1 ? blockIdx.x / 2 : blockIdx.x;  // (cl >> 1: log2 of 1, 2, 4)
+  // (cl >> 1: log2 of 1, 2, 4. The shift would serve every kernel; the
+  // others keep their division, which leaves their code as it was before KC.)
+  const uint32_t first = KC ? blockIdx.x >> (cl >> 1) : cl > 1 ? blockIdx.x / 2 : blockIdx.x;
   const uint32_t stride = KC ? gridDim.x >> (cl >> 1) : cl > 1 ? gridDim.x / 2 : gridDim.x;
   struct Item {
     int64_t z;  // batch * splits + split

@@ -375,6 +375,11 @@ enum SplitSum {
     /// arrival counter per (tile, consumer), zeroed by a fill queued on the
     /// current stream.
     InPlace { bm: i64, bn: i64 },
+    /// By the blocks of a cluster (the Hopper `mm_wgk*` kernels), one per
+    /// range, through distributed shared memory: no workspace, and one work
+    /// item per tile. The cluster has as many blocks as ranges were asked
+    /// for; those past K's last range add zeros.
+    Cluster,
 }
 
 /// Sets `q`'s split-K fields for about `splits` ranges of K (whole k-tiles
@@ -382,22 +387,32 @@ enum SplitSum {
 /// needs; the caller keeps the returned tensors alive until the launches
 /// are queued.
 fn set_splits(q: &mut GemmParams, splits: i64, bk: i64, sum: SplitSum, device: usize) -> Result<Vec<Tensor>> {
-    let (splits, chunk) = plan::split_k(q.k, splits, bk);
-    q.splits = splits;
+    let (count, chunk) = plan::split_k(q.k, splits, bk);
     q.k_chunk = chunk;
-    if splits == 1 {
+    // Float32 partials, and arrival counters (two per tile).
+    let (floats, counters) = match sum {
+        SplitSum::Cluster => {
+            q.kcl = splits;
+            return Ok(Vec::new());
+        }
+        SplitSum::Kernel => (q.batch * count * q.m * q.n, 0),
+        SplitSum::InPlace { bm, bn } => {
+            let tiles = q.batch * cdiv(q.m, bm) * cdiv(q.n, bn);
+            (tiles * count * bm * bn, 2 * tiles)
+        }
+    };
+    q.splits = count;
+    if count == 1 {
         return Ok(Vec::new());
     }
     let cuda = tch::Device::Cuda(device);
     let failed = |e: tch::TchError| Error::from(e).context("split-K workspace allocation failed");
-    let floats = match sum {
-        SplitSum::Kernel => q.batch * splits * q.m * q.n,
-        SplitSum::InPlace { bm, bn } => q.batch * cdiv(q.m, bm) * cdiv(q.n, bn) * splits * bm * bn,
-    };
     let ws = Tensor::f_empty([floats], (tch::Kind::Float, cuda)).map_err(failed)?;
     q.ws = ws.data_ptr() as u64;
-    let SplitSum::InPlace { bm, bn } = sum else { return Ok(vec![ws]) };
-    let flags = Tensor::f_zeros([2 * q.batch * cdiv(q.m, bm) * cdiv(q.n, bn)], (tch::Kind::Int, cuda)).map_err(failed)?;
+    if counters == 0 {
+        return Ok(vec![ws]);
+    }
+    let flags = Tensor::f_zeros([counters], (tch::Kind::Int, cuda)).map_err(failed)?;
     q.flags = flags.data_ptr() as u64;
     Ok(vec![ws, flags])
 }

@@ -226,19 +226,15 @@ fn max_clusters(f: sys::CUfunction, device: usize, smem: u32, cl: u32) -> Result
 pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k: bool, after_copy: bool, device: usize, stream: usize) -> Result<()> {
     let mut q = *q;
     let bk = plan::wg_bk(dtype.size() as i64);
-    // K ranges as a cluster's blocks: no workspace (the kernel sums them in
-    // distributed shared memory); ranks past K's last range add zeros.
-    let ranges = if plan.k_cluster { plan.splits } else { 1 };
-    if plan.k_cluster && (!plan::k_cluster_able(&plan.tile) || !matches!(ranges, 2 | 4) || plan.cluster > 1) {
-        return Err(Error::runtime(format!("no Hopper kernel sums {ranges} K ranges of tile {:?} in a cluster", plan.tile)));
-    }
-    let _ws = if plan.k_cluster {
-        q.k_chunk = plan::split_k(q.k, ranges, bk).1;
-        q.kcl = ranges;
-        Vec::new()
+    let sum = if plan.k_cluster {
+        if !plan::k_cluster_able(&plan.tile) || !matches!(plan.splits, 2 | 4) || plan.cluster > 1 {
+            return Err(Error::runtime(format!("no Hopper kernel sums {} K ranges of tile {:?} in a cluster", plan.splits, plan.tile)));
+        }
+        SplitSum::Cluster
     } else {
-        set_splits(&mut q, plan.splits, bk, SplitSum::InPlace { bm: plan.tile.bm, bn: plan.tile.bn }, device)?
+        SplitSum::InPlace { bm: plan.tile.bm, bn: plan.tile.bn }
     };
+    let _ws = set_splits(&mut q, plan.splits, bk, sum, device)?;
     // (Split K queues a fill of its counters after the copy.)
     let after_copy = after_copy && q.splits == 1;
     // Cooperative 16-bit tiles stage a plain unit-stride output in shared
@@ -316,10 +312,10 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     let smem = plan.tile.smem(dtype.size() as i64);
     let f = f.function_smem(device, smem)?;
     // Persistent blocks (clusters), one per SM (the shared memory allows no
-    // more); an item is a column of `cluster` tiles.
-    let cl = plan.cluster.max(1);
-    let items = cdiv(cdiv(q.m, plan.tile.bm), cl) * cdiv(q.n, bn) * q.batch * q.splits;
-    let cl = cl.max(ranges);
+    // more); an item is a column of `cluster` tiles, or one tile whose K
+    // ranges are the cluster's `kcl` blocks.
+    let items = cdiv(cdiv(q.m, plan.tile.bm), plan.cluster.max(1)) * cdiv(q.n, bn) * q.batch * q.splits;
+    let cl = plan.cluster.max(q.kcl).max(1);
     if items > i32::MAX as i64 {
         return Err(Error::value(format!("matmul: {items} work items are more than the Hopper kernel counts (split K less)")));
     }

@@ -18,10 +18,9 @@ inline void cluster_sync() {
   if (++emu::cluster_count == (unsigned)emu::nthreads * emu::cluster_ranks) { emu::cluster_count = 0; ++emu::cluster_gen; ++emu::progress; }
   else while (emu::cluster_gen == g) emu::yield();
 }
-inline float ld_cluster(const float* p, uint32_t rank) {
-  const std::vector<float>& mine = emu::block_smem[emu::cur->slot];
-  const ptrdiff_t off = p - mine.data();
-  if (off < 0 || (size_t)off >= mine.size() || rank >= emu::cluster_ranks) { fprintf(stderr, "ld_cluster out of range\n"); abort(); }
+inline float ld_cluster(uint32_t addr, uint32_t rank) {
+  const size_t off = addr / sizeof(float);
+  if (addr % sizeof(float) || off >= emu::block_smem[emu::cur->slot].size() || rank >= emu::cluster_ranks) { fprintf(stderr, "ld_cluster out of range\n"); abort(); }
   return emu::block_smem[rank][off];
 }
 inline uint4 ld_stream(const void* p) {
