@@ -139,6 +139,12 @@ SETS = {  # --set: [(kind, M, K, N, b layout)]
         ("bf16", 1000, 4000, 1000, "kn"),
         ("bf16", 4096, 4096, 4088, "kn"),
     ],
+    # 64-wide tiles in pairs (B multicast) where B's k-lines are not
+    # 128-byte aligned (2026-11-29, bench/explore/pair64-misaligned/): the
+    # 1000^3 lead of bench/explore/h200-gaps/, over more shapes, with
+    # --variants wg64,wg64c2,wg128,wg128c2.
+    "pair64m": [("bf16", m, k, n, "kn") for (m, k, n) in ((1000, 1000, 1000), (1000, 4000, 1000), (2000, 1000, 1000), (1000, 1000, 2000), (500, 2000, 1000), (1500, 1500, 1500), (2000, 2000, 2000), (3000, 1000, 2000), (1000, 1000, 3000), (1000, 2000, 500), (1024, 1024, 1000))]
+    + [("f16", 1000, 1000, 1000, "kn"), ("bf16", 1000, 1000, 1000, "tn"), ("bf16", 1024, 1024, 1024, "kn")],
     # A stage freed before waiting for the next to land (2026-11-28,
     # bench/explore/early-release/): short and long K, every tile width, TF32.
     "release": [

@@ -334,7 +334,11 @@ const WGH64_EFF: f64 = 0.35;
 /// 64-wide ones and 3000 x 1000 x 2000 1.19x faster on 256-wide ones than
 /// on 128-wide ones, where the aligned model chose the narrower; factors
 /// 0.7 (128) and 0.49 (64) order every shape of that sweep right; 0.8 for
-/// 192 (--only wide192: 1000^3 ran 1.11x faster on 128-wide tiles).
+/// 192 (--only wide192: 1000^3 ran 1.11x faster on 128-wide tiles). Since
+/// the leaner main loop (c33f1e7) the 64-wide tile loses less: on the H200
+/// (bench/explore/pair64-misaligned/, kernel times) 1024 x 1024 x 1000 ran
+/// in 8.0 us on 64-wide tiles against 9.3 on 128-wide ones, 1000^3 10.4
+/// against 10.6; 0.55 takes them there.
 ///
 /// `k_cluster`: the `splits` K ranges are a cluster's blocks, summed in
 /// distributed shared memory (`WgPlan::k_cluster`): no partials through L2,
@@ -365,7 +369,7 @@ pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i6
         (false, _) | (true, 256) => 1.0,
         (true, 192) => 0.8,
         (true, 128) => 0.7,
-        (true, _) => 0.49,
+        (true, _) => 0.55,
     };
     let k_per = cdiv(k, splits) as f64;
     // The 64-row tiles' fixed cost is fitted to their one short-K loss
@@ -919,7 +923,9 @@ mod tests {
         assert_eq!(wg_auto(1024, 1024, 8192, 1, 2, SMS, KN).map(|p| (p.tile.bn, p.splits, p.k_cluster)), Some((128, 2, true)));
         assert_eq!(wg_auto(1024, 2048, 32000, 1, 4, SMS, KN).unwrap().splits, 1);
         assert_eq!(wg_auto(1024, 1024, 4096, 1, 2, SMS, KN).map(|p| (p.tile.bn, p.splits, p.k_cluster)), Some((128, 2, true)));
-        assert_eq!(wg_auto(1000, 1000, 1000, 1, 2, SMS, KN_OFF).unwrap().tile.bn, 128);
+        // Misaligned B rows, one wave of 64-wide tiles: 1000^3, 1024 x 1024 x 1000 (N).
+        assert_eq!(wg_auto(1000, 1000, 1000, 1, 2, SMS, KN_OFF).unwrap().tile.bn, 64);
+        assert_eq!(wg_auto(1024, 1000, 1024, 1, 2, SMS, KN_OFF).unwrap().tile.bn, 64);
         assert_eq!(wg_auto(1024, 1024, 1024, 1, 2, SMS, KN).unwrap().tile.bn, 64);
         // Clusters: pairs of blocks on tiles of 128 columns and more, with two rows of tiles.
         assert_eq!(wg_auto(4096, 4096, 4096, 1, 2, SMS, KN).unwrap().cluster, 2);
