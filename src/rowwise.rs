@@ -94,26 +94,17 @@ macro_rules! reduce_kernels {
 /// Where an op's four-pack build runs, by dtype.
 pub type FourPackRule = fn(DType) -> FourPack;
 
-/// `FourPack::OneWaveOrWide`'s rows: 16384 bfloat16 elements. There
-/// layer_norm's four-pack build ran 1.30-1.36x its general build at 1024
-/// to 8192 rows on the H100; at 12288 elements 1.00-1.03x
-/// (bench/explore/rowwise-gaps/layer-norm-wide-r4-h100.txt).
-pub const WIDE_PACKS: i64 = 2048;
-
 /// Where an op's four-pack build runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FourPack {
     /// Only when forced (`MYNS_ROW_KERNEL=r4`).
     Forced,
-    /// Only where it puts every row in one wave (layer_norm's 16-bit
-    /// builds, which spill 8-32 bytes: beyond one wave the general build ran
-    /// level or ahead on the H100).
+    /// Only where it puts every row in one wave (layer_norm on float16,
+    /// whose four-pack build spills 32 bytes: beyond one wave the general
+    /// build ran ahead).
     OneWave,
-    /// In one wave, or on rows of at least `WIDE_PACKS` packs (layer_norm
-    /// on bfloat16, whose general build takes 80 registers: one 512-thread
-    /// block per SM on such rows).
-    OneWaveOrWide,
-    /// On any rows it covers exactly (rms_norm; layer_norm on float32).
+    /// On any rows it covers exactly (rms_norm; layer_norm on float32 and
+    /// bfloat16).
     Always,
 }
 
@@ -194,9 +185,8 @@ fn general_shape(units: i64, rows: i64, sms: i64, layout: Rows) -> (i64, i64) {
 ///   bf16, where for rms_norm it fell 3-18% behind
 ///   (bench/explore/rowwise-gaps/README.md);
 /// - `r4` (an op with the four-pack build, `FourPack::Always`, or
-///   `FourPack::OneWave` where that puts every row in one wave, or
-///   `FourPack::OneWaveOrWide` there and on rows of at least `WIDE_PACKS`
-///   packs): rows of a whole number of
+///   `FourPack::OneWave` where that puts every row in one wave): rows of a
+///   whole number of
 ///   128-pack steps, up to 4096 packs, at four packs per thread (32 registers,
 ///   so 2048 threads per SM): 1024 rows of 8192 bfloat16 in one wave, where
 ///   the general build (63 registers) takes two;
@@ -231,7 +221,6 @@ pub fn plan_reduce(units: i64, rows: i64, sms: i64, threads_per_sm: i64, regs_at
         && match r4 {
             Some(FourPack::Always) => true,
             Some(FourPack::OneWave) => one_wave(4),
-            Some(FourPack::OneWaveOrWide) => one_wave(4) || units >= WIDE_PACKS,
             Some(FourPack::Forced) | None => false,
         }
     {
@@ -508,6 +497,8 @@ mod tests {
     fn ops_with_the_four_pack_build_take_it_for_long_rows_covered_exactly() {
         let r4 = |units, rows, force| plan_reduce(units, rows, 132, 2048, false, Some(FourPack::Always), force);
         assert_eq!(r4(1024, 1024, None).unwrap(), p(Some(4), 256, 1)); // rms_norm 1024 x 8192 bf16: one wave
+        assert_eq!(r4(1024, 8192, None).unwrap(), p(Some(4), 256, 1)); // layer_norm 8192 x 8192 bf16: many waves
+        assert_eq!(r4(640, 8192, None).unwrap(), p(Some(4), 160, 1)); // 8192 x 5120 bf16
         assert_eq!(r4(2048, 16384, None).unwrap(), p(Some(4), 512, 1));
         assert_eq!(r4(2048, 1, None).unwrap(), p(Some(2), 1024, 1)); // one wave at two packs
         assert_eq!(r4(4096, 1024, None).unwrap(), p(Some(4), 1024, 1));
@@ -524,20 +515,13 @@ mod tests {
     }
 
     #[test]
-    fn a_one_wave_four_pack_build_runs_only_in_one_wave_or_on_wide_rows() {
+    fn a_one_wave_four_pack_build_runs_only_in_one_wave() {
         let r4 = |units, rows, force| plan_reduce(units, rows, 132, 2048, false, Some(FourPack::OneWave), force);
         assert_eq!(r4(1024, 1024, None).unwrap(), p(Some(4), 256, 1)); // layer_norm 1024 x 8192 bf16: 1024 x 256 threads fit
         assert_eq!(r4(2048, 512, None).unwrap(), p(Some(4), 512, 1)); // 512 x 8192 f32
         assert_eq!(r4(1024, 2048, None).unwrap(), p(None, 256, 1)); // 2048 rows: two waves either way
         assert_eq!(r4(2048, 1024, None).unwrap(), p(None, 512, 1)); // 1024 x 8192 f32
         assert_eq!(r4(1024, 2048, Some("r4")).unwrap(), p(Some(4), 256, 1)); // forcing still runs it
-        let wide = |units, rows| plan_reduce(units, rows, 132, 2048, false, Some(FourPack::OneWaveOrWide), None).unwrap();
-        assert_eq!(wide(1024, 1024), p(Some(4), 256, 1)); // one wave, as OneWave
-        assert_eq!(wide(1024, 2048), p(None, 256, 1)); // 2048 x 8192 bf16: two waves, not wide
-        assert_eq!(wide(1536, 8192), p(None, 384, 1)); // 8192 x 12288 bf16: not wide
-        assert_eq!(wide(2048, 2048), p(Some(4), 512, 1)); // 2048 x 16384 bf16: wide
-        assert_eq!(wide(4096, 8192), p(Some(4), 1024, 1)); // 8192 x 32768 bf16
-        assert_eq!(wide(2112, 2048).regs, None); // not whole 128-pack steps: the general build
         let forced_only = |units, rows, force| plan_reduce(units, rows, 132, 2048, false, Some(FourPack::Forced), force);
         assert_eq!(forced_only(1024, 1024, None).unwrap(), p(None, 256, 1)); // layer_norm float64: the general build
         assert_eq!(forced_only(1024, 1024, Some("r4")).unwrap(), p(Some(4), 256, 1));

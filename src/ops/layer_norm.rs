@@ -55,16 +55,18 @@ pub(crate) const OPS: Ops = &[LayerNorm::spec, LayerNormBackward::spec];
 
 // The four-pack build holds float32 rows in 32 registers without spilling
 // and beat the general build at every row count measured (H100, 512 x 8192
-// to 4096 x 4096: 1.03-1.15x); its 16-bit forms spill a little, and won
-// in one wave (1024 x 8192 bf16 16.3 -> 14.6 us; 2048 x 8192 f16 26.4 ->
-// 28.7 us two waves) and, in bfloat16, on rows of 16384 (1.30-1.36x at
-// 1024 to 8192 rows, where float16's general build, in 64 registers
-// against bfloat16's 80, ran 1.14x the four-pack one). float64's spills
-// more and was not measured: it keeps the general build unless forced.
+// to 4096 x 4096: 1.03-1.15x). bfloat16's general build takes 80
+// registers, so its four-pack build (8 bytes spilled) wins at any row
+// count: on the H100 1024 x 8192 16.3 -> 14.6 us, rows of 16384 1.30-1.36x,
+// 8192 x 8192 level; on the H200 every bfloat16 shape measured 1.06-1.23x
+// (2048 to 16384 rows of 5120 to 12288: bench/explore/rowwise-gaps/
+// layer-norm-builds-h200.txt). float16's general build (64 registers) ran
+// ahead beyond one wave (H100 2048 x 8192 26.4 against 28.7 us; H200 8192
+// x 8192 71.1 against 80.5). float64's spills more and was not measured:
+// it keeps the general build unless forced.
 static KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::LAYER_NORM, "layer_norm", r4: |dtype| match dtype {
-    DType::F32 => FourPack::Always,
+    DType::F32 | DType::BF16 => FourPack::Always,
     DType::F64 => FourPack::Forced,
-    DType::BF16 => FourPack::OneWaveOrWide,
     _ => FourPack::OneWave,
 });
 static BACKWARD_KERNELS: ReduceKernels = reduce_kernels!(crate::kernels::LAYER_NORM, "layer_norm_backward");
