@@ -58,7 +58,7 @@ pub(crate) const OPS: Ops = &[LayerNorm::spec, LayerNormBackward::spec];
 // to 4096 x 4096: 1.03-1.15x). bfloat16's general build takes 80
 // registers, so its four-pack build (8 bytes spilled) wins at any row
 // count: on the H100 1024 x 8192 16.3 -> 14.6 us, rows of 16384 1.30-1.36x,
-// 8192 x 8192 level; on the H200 every bfloat16 shape measured 1.06-1.23x
+// 8192 x 8192 and rows of 12288 level; on the H200 every bfloat16 shape measured 1.06-1.23x
 // (2048 to 16384 rows of 5120 to 12288: bench/explore/rowwise-gaps/
 // layer-norm-builds-h200.txt). float16's general build (64 registers) ran
 // ahead beyond one wave (H100 2048 x 8192 26.4 against 28.7 us; H200 8192
