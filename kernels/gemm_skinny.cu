@@ -29,7 +29,8 @@
 //                                               w: k (w[n][k]) | n (w[k][n]);
 //                                               v: v (16-byte aligned rows) | e (element loads);
 //                                               mt: 1 (M <= 8) | 2 (M <= 16)
-//   mm_skinny_tma_<dt>_<w>_m<mt>(tmW, tmX, SkinnyParams)   dt: f16 | bf16 | f32 (tensor maps: src/gemm/skinny.rs)
+//   mm_skinny_tma_<dt>_<w>_m<mt>_s<stages>(tmW, tmX, SkinnyParams)   dt: f16 | bf16 | f32 (tensor maps: src/gemm/skinny.rs);
+//                                               stages: 16 | 8
 #include <cuda.h>
 
 #include "matmul_common.cuh"
@@ -65,14 +66,15 @@ __device__ __forceinline__ KRange k_range(const SkinnyParams& p, uint32_t rank, 
 
 constexpr int WARPS = MYNS_SKINNY_WARPS, THREADS = WARPS * 32, NW = MYNS_SKINNY_NW;
 static_assert(NW == 64, "the fragment maps below cover 64 columns per warp");
-// The streaming build: TMA_CW consumer warps and one producer warp; TMA_STAGES
+// The streaming build: TMA_CW consumer warps and one producer warp; STAGES
 // stages of 128 bytes of k (one 128-byte swizzle atom: 64 k of 16-bit
 // types, 32 of float32) by the strip's 64 n (8 KB of weights) and x's same
 // k of 8 MT rows. Warp w consumes stages w, w + TMA_CW, ...: with the stages
 // a multiple of the warps, each stage always has the same consumer, and no
 // warp waits on a phase two ahead.
-constexpr int TMA_CW = MYNS_SKINNY_TMA_CW, TMA_STAGES = MYNS_SKINNY_TMA_STAGES, TMA_THREADS = (TMA_CW + 1) * 32;
-static_assert(TMA_STAGES % TMA_CW == 0, "stages are dealt to the consumer warps in turn");
+// (STAGES: 16, or 8 where the strips fill more than half the SMs, so
+// that two blocks fit on an SM: src/gemm/plan.rs `skinny_tma_plan`.)
+constexpr int TMA_CW = MYNS_SKINNY_TMA_CW, TMA_THREADS = (TMA_CW + 1) * 32;
 
 // ---- PTX (replaced by tests/matmul_emulation/emu_skinny.h)
 // (cluster_rank, cluster_size, cluster_sync, ld_cluster: matmul_common.cuh)
@@ -337,14 +339,15 @@ __device__ __forceinline__ void skinny_gemm(const SkinnyParams& p) {
 // memory; float32's are FFMA, lane l taking columns l and l + 32. Shared
 // memory: the warps' partial sums (`finish`), the stages from the next
 // 1024-byte boundary, then the barriers.
-template <typename T, bool W_K, int MT>
+template <typename T, bool W_K, int MT, int STAGES>
 __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtensorMap* tmX, const SkinnyParams& p) {
+  static_assert(STAGES % TMA_CW == 0, "stages are dealt to the consumer warps in turn");
   constexpr bool F32 = std::is_same<T, float>::value;
   constexpr int BK = 128 / static_cast<int>(sizeof(T)), W_BYTES = BK * NW * sizeof(T), X_BYTES = MT * 8 * 128, STAGE = W_BYTES + X_BYTES;
   const uint32_t raw = smem_addr(shared_base()) + TMA_CW * MT * 8 * NW * 4;
-  const uint32_t base = (raw + 1023u) & ~1023u, bars = base + TMA_STAGES * STAGE;
+  const uint32_t base = (raw + 1023u) & ~1023u, bars = base + STAGES * STAGE;
   auto full = [&](int s) { return bars + 8u * s; };
-  auto empty = [&](int s) { return bars + 8u * (TMA_STAGES + s); };
+  auto empty = [&](int s) { return bars + 8u * (STAGES + s); };
   // 128-byte swizzle: 16-byte chunk c of row r of a tile.
   auto swz = [](int r, int c) { return static_cast<uint32_t>(r * 128 + ((c ^ (r & 7)) << 4)); };
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
@@ -353,7 +356,7 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
   const auto [kb, ke, k_stages] = k_range(p, rank, BK);
   const int stages = static_cast<int>(k_stages);
   if (tid == 0) {
-    for (int s = 0; s < TMA_STAGES; ++s) {
+    for (int s = 0; s < STAGES; ++s) {
       mbar_init(full(s), 1);
       mbar_init(empty(s), 1);  // the stage's one consumer warp
     }
@@ -367,7 +370,7 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
       if (lane == 0) {
         const uint64_t once = evict_first_policy();
         for (int i = 0; i < stages; ++i) {
-          const int it = done + i, s = it % TMA_STAGES, round = it / TMA_STAGES, k = static_cast<int>(kb) + i * BK;
+          const int it = done + i, s = it % STAGES, round = it / STAGES, k = static_cast<int>(kb) + i * BK;
           if (round > 0) mbar_wait(empty(s), (round - 1) & 1);
           const uint32_t st = base + s * STAGE;
           mbar_expect_tx(full(s), STAGE);
@@ -387,8 +390,8 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
       constexpr int R = 8 * MT;
       float acc[2][R] = {};
       for (int i = warp; i < stages; i += TMA_CW) {
-        const int it = done + i, s = it % TMA_STAGES;
-        mbar_wait(full(s), (it / TMA_STAGES) & 1);
+        const int it = done + i, s = it % STAGES;
+        mbar_wait(full(s), (it / STAGES) & 1);
         const uint32_t st = base + s * STAGE, xs = st + W_BYTES;
 #pragma unroll 2
         for (int c = 0; c < BK / 4; ++c) {
@@ -432,8 +435,8 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
     } else {
       float acc[4][MT][4] = {};
       for (int i = warp; i < stages; i += TMA_CW) {
-        const int it = done + i, s = it % TMA_STAGES;
-        mbar_wait(full(s), (it / TMA_STAGES) & 1);
+        const int it = done + i, s = it % STAGES;
+        mbar_wait(full(s), (it / STAGES) & 1);
         const uint32_t st = base + s * STAGE, xs = st + W_BYTES;
         if constexpr (W_K) {
           // Two k-steps of 32; load (f, h): row 16 f + 8 h + g, k 32 ks + 8 t
@@ -606,17 +609,21 @@ using myns::skinny::SkinnyParams;
 MYNS_SKINNY(f16, __half)
 MYNS_SKINNY(bf16, __nv_bfloat16)
 
-#define MYNS_SKINNY_TMA_ONE(dt, T, w, WK, MT)                                                                    \
-  extern "C" __global__ void __launch_bounds__(myns::skinny::TMA_THREADS, 1) mm_skinny_tma_##dt##_##w##_m##MT(  \
-      const __grid_constant__ CUtensorMap tmW, const __grid_constant__ CUtensorMap tmX, const SkinnyParams p) { \
-    myns::skinny::skinny_tma<T, WK, MT>(&tmW, &tmX, p);                                                       \
+#define MYNS_SKINNY_TMA_ONE(dt, T, w, WK, MT, S)                                                                      \
+  extern "C" __global__ void __launch_bounds__(myns::skinny::TMA_THREADS, 1) mm_skinny_tma_##dt##_##w##_m##MT##_s##S( \
+      const __grid_constant__ CUtensorMap tmW, const __grid_constant__ CUtensorMap tmX, const SkinnyParams p) {       \
+    myns::skinny::skinny_tma<T, WK, MT, S>(&tmW, &tmX, p);                                                          \
   }
-#define MYNS_SKINNY_TMA(dt, T)                                                                   \
-  MYNS_SKINNY_TMA_ONE(dt, T, k, true, 1) MYNS_SKINNY_TMA_ONE(dt, T, k, true, 2)                  \
-  MYNS_SKINNY_TMA_ONE(dt, T, n, false, 1) MYNS_SKINNY_TMA_ONE(dt, T, n, false, 2)
-MYNS_SKINNY_TMA(f16, __half)
-MYNS_SKINNY_TMA(bf16, __nv_bfloat16)
-MYNS_SKINNY_TMA(f32, float)
+#define MYNS_SKINNY_TMA_S(dt, T, S)                                                                   \
+  MYNS_SKINNY_TMA_ONE(dt, T, k, true, 1, S) MYNS_SKINNY_TMA_ONE(dt, T, k, true, 2, S)                  \
+  MYNS_SKINNY_TMA_ONE(dt, T, n, false, 1, S) MYNS_SKINNY_TMA_ONE(dt, T, n, false, 2, S)
+// Every stage count of src/gemm/tiles.rs SKINNY_TMA_STAGES.
+#define MYNS_SKINNY_TMA_F16(S) MYNS_SKINNY_TMA_S(f16, __half, S)
+#define MYNS_SKINNY_TMA_BF16(S) MYNS_SKINNY_TMA_S(bf16, __nv_bfloat16, S)
+#define MYNS_SKINNY_TMA_F32(S) MYNS_SKINNY_TMA_S(f32, float, S)
+MYNS_SKINNY_TMA_STAGES(MYNS_SKINNY_TMA_F16)
+MYNS_SKINNY_TMA_STAGES(MYNS_SKINNY_TMA_BF16)
+MYNS_SKINNY_TMA_STAGES(MYNS_SKINNY_TMA_F32)
 
 #define MYNS_SKINNY_F32_ONE(w, WK, v, VEC, MT)                                                       \
   extern "C" __global__ void __launch_bounds__(myns::skinny::THREADS, 1) mm_skinny_f32_##w##v##_m##MT( \

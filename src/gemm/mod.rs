@@ -32,7 +32,8 @@
 //! register-A form `wgr`, `wgr256`, ...; a Hopper tile ending in `c2` or
 //! `c1` runs in pairs of blocks or alone: `wg256c2`), optionally with a
 //! split count (`64/4`, `wg128/2`), `skinny` (optionally `/<blocks per cluster>`;
-//! `skinny_tma`: its streaming build, for weights TMA can read),
+//! `skinny_tma`: its streaming build, for weights TMA can read; `skinny_tma16`,
+//! `skinny_tma8`: on that ring),
 //! `auto`, or `nowg` (the automatic choice without the Hopper kernels).
 //!
 //! Depends on the launch layer (`cuda`) and the shared types only; errors
@@ -232,7 +233,11 @@ fn run(p: &Problem, dtype: DType, tf32: bool, accumulate: bool, force: &Force, d
     }
     let info = cuda::device_info(device)?;
     let sms = info.sms as i64;
-    let forced_skinny = matches!(&force, Force::Tile(name, _) if name == "skinny" || name == "skinny_tma");
+    let forced_tma = match &force {
+        Force::Tile(name, _) => plan::forced_skinny_tma(name),
+        _ => None,
+    };
+    let forced_skinny = forced_tma.is_some() || matches!(&force, Force::Tile(name, _) if name == "skinny");
     let hopper = matches!(force, Force::Auto { hopper: true }) || matches!(&force, Force::Tile(..));
 
     // Skinny in N: compute c^T = b^T @ a^T, whose M is small, writing c
@@ -252,10 +257,14 @@ fn run(p: &Problem, dtype: DType, tf32: bool, accumulate: bool, force: &Force, d
         };
         // The streaming build where it streams faster, or where forced.
         let tma = match &force {
-            Force::Tile(name, _) => name == "skinny_tma",
+            Force::Tile(..) => forced_tma.is_some(),
             _ => plan::skinny_tma(q.m, q.n, q.batch, dtype == DType::F32, sms),
         };
-        let tma_plan = if tma { plan::skinny_tma_plan(q.m, q.n, q.k, q.batch, dtype.size() as i64, sms, ranks) } else { None };
+        let tma_plan = if tma {
+            plan::skinny_tma_plan(q.m, q.n, q.k, q.batch, dtype.size() as i64, sms, ranks, forced_tma.flatten())
+        } else {
+            None
+        };
         if let Some(plan) = plan::skinny_plan(q.m, q.n, q.k, q.batch, sms, ranks) {
             if skinny::launch(&q, dtype, plan, tma_plan, device, stream)? {
                 return Ok(());

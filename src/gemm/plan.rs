@@ -605,6 +605,9 @@ pub(crate) struct SkinnyPlan {
     pub ranks: i64,
     pub k_chunk: i64,
     pub mt: i64,
+    /// The streaming build's ring, one of `SKINNY_TMA_STAGES` (0: the
+    /// register build, which has none).
+    pub stages: i64,
 }
 
 /// Whether a product is small enough for the generic kernel
@@ -661,7 +664,7 @@ pub(crate) fn skinny_plan(m: i64, n: i64, k: i64, batch: i64, sms: i64, forced_r
             .unwrap_or_else(|| SKINNY_CLUSTERS.iter().copied().take_while(|&c| c == 1 || k / c >= SKINNY_WARPS * 64).last().unwrap_or(1)),
     };
     let k_chunk = cdiv(cdiv(k, ranks), 32) * 32;
-    Some(SkinnyPlan { ranks, k_chunk, mt: cdiv(m, 8) })
+    Some(SkinnyPlan { ranks, k_chunk, mt: cdiv(m, 8), stages: 0 })
 }
 
 /// Shared memory of a skinny launch: the warps' partial sums.
@@ -700,7 +703,25 @@ pub(crate) fn skinny_tma(m: i64, n: i64, batch: i64, f32: bool, sms: i64) -> boo
 /// whole number of stages (128 bytes of K): TMA fills only K's end with
 /// zeros, so no block's boxes may reach into the next block's range.
 /// `forced_ranks` overrides (rounded up to a size the kernel takes).
-pub(crate) fn skinny_tma_plan(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, forced_ranks: Option<i64>) -> Option<SkinnyPlan> {
+///
+/// The ring: 16 stages (147 KB, one block per SM) where the blocks fill at
+/// most half the SMs, else 8 (two blocks per SM). On the H200
+/// (bench/explore/skinny/README.md, runs 9 and 10: 16-bit, L2 clean / after
+/// do_bench's flush) 8 stages streamed 3-12% faster from 96 strips (N =
+/// 6144) to LM heads, as fast at 224 strips, and 5-13% slower at 64 (N =
+/// 4096, where 64 blocks need the deeper ring). `forced_stages` (one of
+/// `SKINNY_TMA_STAGES`) overrides.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn skinny_tma_plan(
+    m: i64,
+    n: i64,
+    k: i64,
+    batch: i64,
+    elem: i64,
+    sms: i64,
+    forced_ranks: Option<i64>,
+    forced_stages: Option<i64>,
+) -> Option<SkinnyPlan> {
     if !(1..=SKINNY_MAX_M).contains(&m) || k < 1 {
         return None;
     }
@@ -712,15 +733,27 @@ pub(crate) fn skinny_tma_plan(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms
         None => 1,
     };
     let k_chunk = cdiv(cdiv(k, ranks), bk) * bk;
-    Some(SkinnyPlan { ranks, k_chunk, mt: cdiv(m, 8) })
+    let [deep, shallow] = SKINNY_TMA_STAGES;
+    let stages = forced_stages.unwrap_or(if 2 * strips * ranks <= sms { deep } else { shallow });
+    Some(SkinnyPlan { ranks, k_chunk, mt: cdiv(m, 8), stages })
 }
 
 /// Shared memory of a streaming skinny launch (kernels/gemm_skinny.cu
 /// `skinny_tma`): the consumer warps' partial sums, 1024 bytes to align the
 /// stages (weights and x), the stages' two barriers each.
-pub(crate) fn skinny_tma_smem(mt: i64) -> u32 {
+pub(crate) fn skinny_tma_smem(mt: i64, stages: i64) -> u32 {
     let stage = 128 * SKINNY_NW + mt * 8 * 128; // 128 bytes of k: by the strip's 64 n (weights), by 8 mt rows (x)
-    (SKINNY_TMA_CW * mt * 8 * SKINNY_NW * 4 + 1024 + SKINNY_TMA_STAGES * (stage + 16)) as u32
+    (SKINNY_TMA_CW * mt * 8 * SKINNY_NW * 4 + 1024 + stages * (stage + 16)) as u32
+}
+
+/// A forced streaming build: `skinny_tma` (its planned ring), or
+/// `skinny_tma<stages>` for one of `SKINNY_TMA_STAGES`; `Some(None)`,
+/// `Some(Some(stages))`, or `None` for any other name.
+pub(crate) fn forced_skinny_tma(name: &str) -> Option<Option<i64>> {
+    match name.strip_prefix("skinny_tma")? {
+        "" => Some(None),
+        s => s.parse().ok().filter(|s| SKINNY_TMA_STAGES.contains(s)).map(Some),
+    }
 }
 
 /// Dynamic shared memory of a tensor-core tile (matmul_tc.cu `TcTile`).
@@ -1028,17 +1061,24 @@ mod tests {
     fn streaming_skinny_plans_split_k_into_whole_stages() {
         // float32 on 64 strips: two K ranges (128 blocks); 224 strips, or
         // 16-bit weights: one.
-        assert_eq!(skinny_tma_plan(1, 4096, 4096, 1, 4, SMS, None).unwrap(), SkinnyPlan { ranks: 2, k_chunk: 2048, mt: 1 });
-        assert_eq!(skinny_tma_plan(16, 14336, 4096, 1, 4, SMS, None).unwrap().ranks, 1);
-        assert_eq!(skinny_tma_plan(1, 4096, 4096, 1, 2, SMS, None).unwrap(), SkinnyPlan { ranks: 1, k_chunk: 4096, mt: 1 });
+        assert_eq!(skinny_tma_plan(1, 4096, 4096, 1, 4, SMS, None, None).unwrap(), SkinnyPlan { ranks: 2, k_chunk: 2048, mt: 1, stages: 8 });
+        assert_eq!(skinny_tma_plan(16, 14336, 4096, 1, 4, SMS, None, None).unwrap().ranks, 1);
+        assert_eq!(skinny_tma_plan(1, 4096, 4096, 1, 2, SMS, None, None).unwrap(), SkinnyPlan { ranks: 1, k_chunk: 4096, mt: 1, stages: 16 });
         // Ranges of whole stages: 32 k for float32, 64 for 16-bit (forced).
-        assert_eq!(skinny_tma_plan(9, 4096, 4100, 1, 4, SMS, None).unwrap(), SkinnyPlan { ranks: 2, k_chunk: 2080, mt: 2 });
-        assert_eq!(skinny_tma_plan(1, 4096, 4100, 1, 2, SMS, Some(2)).unwrap().k_chunk, 2112);
+        assert_eq!(skinny_tma_plan(9, 4096, 4100, 1, 4, SMS, None, None).unwrap(), SkinnyPlan { ranks: 2, k_chunk: 2080, mt: 2, stages: 8 });
+        assert_eq!(skinny_tma_plan(1, 4096, 4100, 1, 2, SMS, Some(2), None).unwrap().k_chunk, 2112);
         // Each range keeps 8 stages.
-        assert_eq!(skinny_tma_plan(1, 4096, 500, 1, 4, SMS, None).unwrap().ranks, 1);
+        assert_eq!(skinny_tma_plan(1, 4096, 500, 1, 4, SMS, None, None).unwrap().ranks, 1);
         // Forced sizes round up to a cluster the kernel takes.
-        assert_eq!(skinny_tma_plan(1, 14336, 4096, 1, 2, SMS, Some(3)).unwrap().ranks, 4);
-        assert!(skinny_tma_plan(17, 4096, 4096, 1, 2, SMS, None).is_none());
+        assert_eq!(skinny_tma_plan(1, 14336, 4096, 1, 2, SMS, Some(3), None).unwrap().ranks, 4);
+        assert!(skinny_tma_plan(17, 4096, 4096, 1, 2, SMS, None, None).is_none());
+        // The ring: 16 stages while the blocks fill at most half the SMs.
+        let stages = |n, forced| skinny_tma_plan(1, n, 4096, 1, 2, SMS, None, forced).unwrap().stages;
+        assert_eq!((stages(4096, None), stages(6144, None), stages(14336, None), stages(128256, None)), (16, 8, 8, 8));
+        assert_eq!((stages(4096, Some(8)), stages(14336, Some(16))), (8, 16));
+        assert_eq!(forced_skinny_tma("skinny_tma"), Some(None));
+        assert_eq!((forced_skinny_tma("skinny_tma8"), forced_skinny_tma("skinny_tma16")), (Some(Some(8)), Some(Some(16))));
+        assert_eq!((forced_skinny_tma("skinny_tma4"), forced_skinny_tma("skinny"), forced_skinny_tma("wg128")), (None, None, None));
     }
 
     #[test]
@@ -1049,7 +1089,7 @@ mod tests {
         // Wide N needs no cluster.
         assert_eq!(skinny_plan(16, 14336, 4096, 1, SMS, None).unwrap().ranks, 1);
         assert_eq!(skinny_plan(16, 4096, 14336, 1, SMS, None).unwrap().ranks, 2);
-        assert_eq!(skinny_plan(16, 128256, 4096, 1, SMS, None).unwrap(), SkinnyPlan { ranks: 1, k_chunk: 4096, mt: 2 });
+        assert_eq!(skinny_plan(16, 128256, 4096, 1, SMS, None).unwrap(), SkinnyPlan { ranks: 1, k_chunk: 4096, mt: 2, stages: 0 });
         // Short K keeps at least 512 per block.
         assert_eq!(skinny_plan(1, 64, 1000, 1, SMS, None).unwrap().ranks, 1);
         assert_eq!(skinny_plan(1, 64, 600, 1, SMS, Some(3)).unwrap().ranks, 4);
@@ -1062,7 +1102,9 @@ mod tests {
         assert!(!skinny_tma(2, 4096, 1, true, SMS) && !skinny_tma(8, 4096, 1, true, SMS) && skinny_tma(16, 4096, 1, true, SMS));
         assert!(!skinny_tma(16, 6400, 1, true, SMS)); // 100 strips: no room to split, FFMA-bound at 16 rows
         for mt in [1, 2] {
-            assert!(skinny_tma_smem(mt) <= 227 * 1024);
+            assert!(skinny_tma_smem(mt, SKINNY_TMA_STAGES[0]) <= 227 * 1024);
+            // Two blocks of the shallow ring fit on an SM.
+            assert!(2 * (skinny_tma_smem(mt, SKINNY_TMA_STAGES[1]) + 1024) <= 228 * 1024);
         }
         for (m, n, k) in [(1, 1, 1), (9, 3000, 70), (16, 64, 100_000)] {
             let p = skinny_plan(m, n, k, 1, SMS, None).unwrap();

@@ -8,10 +8,10 @@
 use super::pack::{self, Operand};
 use super::plan::{cdiv, operand_layout, skinny_tma_smem, Layout, SkinnyPlan};
 use super::sm90::{tensor_map, tma_readable};
-use super::tiles::{SKINNY_NW, SKINNY_TMA_CW, SKINNY_WARPS};
+use super::tiles::{SKINNY_NW, SKINNY_TMA_CW, SKINNY_TMA_STAGES, SKINNY_WARPS};
 use super::{GemmParams, SKINNY_KERNELS, SKINNY_TMA_KERNELS};
 use crate::cuda;
-use crate::types::{DType, Result};
+use crate::types::{DType, Error, Result};
 use cudarc::driver::sys;
 
 /// Mirrors `SkinnyParams` in kernels/gemm_skinny.cu.
@@ -116,7 +116,8 @@ fn dtype_index(dtype: DType) -> usize {
 /// weights by the strip's 64 n (K-major) or 64 k by 64 n (N-major, 16-bit)
 /// or 32 k by 32 n (N-major float32, two boxes per stage); x by the m
 /// blocks' rows. One block per 64-column strip, batch and K range (a
-/// cluster of `plan.ranks` along y, `p.k_chunk` each).
+/// cluster of `plan.ranks` along y, `p.k_chunk` each), on a ring of
+/// `plan.stages`.
 fn launch_tma(p: &SkinnyParams, dtype: DType, w_k: bool, plan: SkinnyPlan, device: usize, stream: usize) -> Result<()> {
     let mt = plan.mt;
     let es = dtype.size() as u64;
@@ -134,8 +135,9 @@ fn launch_tma(p: &SkinnyParams, dtype: DType, w_k: bool, plan: SkinnyPlan, devic
     let tm_w = tensor_map(dtype, false, p.w, w_dims, [w_pitch, stride(p.swb, batch, w_dims[1] * w_pitch / es)], w_box, wide)?;
     let x_pitch = stride(p.sxm, m, k);
     let tm_x = tensor_map(dtype, false, p.x, [k, m, batch], [x_pitch, stride(p.sxb, batch, m * x_pitch / es)], [atom, 8 * mt as u32, 1], wide)?;
-    let kernel = &SKINNY_TMA_KERNELS[dtype_index(dtype)][!w_k as usize][(mt - 1).clamp(0, 1) as usize];
-    let smem = skinny_tma_smem(mt);
+    let ring = SKINNY_TMA_STAGES.iter().position(|&s| s == plan.stages).ok_or_else(|| Error::runtime(format!("no streaming skinny build with {} stages", plan.stages)))?;
+    let kernel = &SKINNY_TMA_KERNELS[dtype_index(dtype)][!w_k as usize][(mt - 1).clamp(0, 1) as usize][ring];
+    let smem = skinny_tma_smem(mt, plan.stages);
     let f = kernel.function_smem(device, smem)?;
     let grid = (cdiv(p.n, SKINNY_NW) as u32, plan.ranks as u32, p.batch.clamp(1, 65_535) as u32);
     let block = ((SKINNY_TMA_CW as u32 + 1) * 32, 1, 1);

@@ -194,11 +194,13 @@ pub const SKINNY_MAX_M: i64 = 16;
 /// cluster reducing through distributed shared memory).
 pub const SKINNY_CLUSTERS: [i64; 4] = [1, 2, 4, 8];
 /// The skinny kernel's streaming build (`skinny_tma`): consumer warps (plus
-/// one producer warp) and shared-memory stages, a multiple of the warps. On
-/// the H100 4 warps on 16 stages streamed fastest among 2 to 8 warps on 8 to
-/// 16 stages (bench/explore/skinny/README.md, run 5).
+/// one producer warp) and the stage counts it is built with, multiples of
+/// the warps. On the H100 4 warps on 16 stages streamed fastest among 2 to 8
+/// warps on 8 to 16 stages at 64 strips (bench/explore/skinny/README.md, run
+/// 5); on the H200 8 stages, two blocks per SM, stream faster where the
+/// strips fill more than half the SMs (runs 9 and 10: `plan::skinny_tma_plan`).
 pub const SKINNY_TMA_CW: i64 = 4;
-pub const SKINNY_TMA_STAGES: i64 = 16;
+pub const SKINNY_TMA_STAGES: [i64; 2] = [16, 8];
 
 fn tc_list(macro_name: &str, tiles: &[Tile]) -> String {
     let rows: Vec<String> = tiles
@@ -229,12 +231,13 @@ pub fn header() -> String {
          #define MYNS_WG_STAGES(BN) ({})\n#define MYNS_WGP_STAGES(BN) ({})\n#define MYNS_WGH_STAGES(BN) ({})\n\
          #define MYNS_WG_TMA_COLS(BN) ({})\n#define MYNS_WG_BULK_COLS(BN) ({})\n\
          #define MYNS_SKINNY_WARPS {SKINNY_WARPS}\n#define MYNS_SKINNY_NW {SKINNY_NW}\n\
-         #define MYNS_SKINNY_TMA_CW {SKINNY_TMA_CW}\n#define MYNS_SKINNY_TMA_STAGES {SKINNY_TMA_STAGES}\n",
+         #define MYNS_SKINNY_TMA_CW {SKINNY_TMA_CW}\n#define MYNS_SKINNY_TMA_STAGES(X) {}\n",
         by_width(&WG, |t| t.stages),
         by_width(&WGP, |t| t.stages),
         by_width(&WGH, |t| t.stages),
         by_width(&WG, |t| t.tma_cols),
-        by_width(&WG, |t| t.bulk_cols)
+        by_width(&WG, |t| t.bulk_cols),
+        SKINNY_TMA_STAGES.iter().map(|s| format!("X({s})")).collect::<Vec<_>>().join(" ")
     );
     h
 }
@@ -297,17 +300,33 @@ pub fn rust_kernels() -> String {
         sk.push(format!("[{}]", per_dt.join(", ")));
     }
     r += &format!("static SKINNY_KERNELS: [[[[crate::cuda::Kernel; 2]; 2]; 2]; 3] = [{}];\n", sk.join(", "));
-    // The streaming build: [dtype f16, bf16, f32][weights K-major, N-major][m blocks 1, 2].
+    // The streaming build: [dtype f16, bf16, f32][weights K-major, N-major][m blocks 1, 2][SKINNY_TMA_STAGES].
     let tma: Vec<String> = ["f16", "bf16", "f32"]
         .iter()
         .map(|dt| {
             let per_w: Vec<String> = ["k", "n"]
                 .iter()
-                .map(|w| format!("[crate::cuda::Kernel::new(&crate::kernels::GEMM_SKINNY, \"mm_skinny_tma_{dt}_{w}_m1\"), crate::cuda::Kernel::new(&crate::kernels::GEMM_SKINNY, \"mm_skinny_tma_{dt}_{w}_m2\")]"))
+                .map(|w| {
+                    let per_mt: Vec<String> = [1, 2]
+                        .iter()
+                        .map(|mt| {
+                            let per_s: Vec<String> = SKINNY_TMA_STAGES
+                                .iter()
+                                .map(|s| format!("crate::cuda::Kernel::new(&crate::kernels::GEMM_SKINNY, \"mm_skinny_tma_{dt}_{w}_m{mt}_s{s}\")"))
+                                .collect();
+                            format!("[{}]", per_s.join(", "))
+                        })
+                        .collect();
+                    format!("[{}]", per_mt.join(", "))
+                })
                 .collect();
             format!("[{}]", per_w.join(", "))
         })
         .collect();
-    r += &format!("static SKINNY_TMA_KERNELS: [[[crate::cuda::Kernel; 2]; 2]; 3] = [{}];\n", tma.join(", "));
+    r += &format!(
+        "static SKINNY_TMA_KERNELS: [[[[crate::cuda::Kernel; {}]; 2]; 2]; 3] = [{}];\n",
+        SKINNY_TMA_STAGES.len(),
+        tma.join(", ")
+    );
     r
 }

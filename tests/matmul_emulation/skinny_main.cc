@@ -125,9 +125,15 @@ void skinny_case(bool w_k, bool aligned, int ranks, int batch, int M, int K, int
 // come as two boxes of 32 n); `gz` blocks along z (fewer than `batch`: a
 // block runs several batches, its ring going on); `ranks` blocks per
 // cluster, each a K range of whole stages (src/gemm/plan.rs skinny_tma_plan).
+// Every case runs on each ring the kernel is built with (`tma_ring`: an
+// index into MYNS_SKINNY_TMA_STAGES).
 using SkinnyTmaKern = void (*)(const CUtensorMap, const CUtensorMap, const SkinnyParams);
-#define SKT(dt) {{mm_skinny_tma_##dt##_k_m1, mm_skinny_tma_##dt##_k_m2}, {mm_skinny_tma_##dt##_n_m1, mm_skinny_tma_##dt##_n_m2}}
-static const SkinnyTmaKern skinny_tma_f16[2][2] = SKT(f16), skinny_tma_bf16[2][2] = SKT(bf16), skinny_tma_f32[2][2] = SKT(f32);
+#define SKT(dt, S) {{mm_skinny_tma_##dt##_k_m1_s##S, mm_skinny_tma_##dt##_k_m2_s##S}, {mm_skinny_tma_##dt##_n_m1_s##S, mm_skinny_tma_##dt##_n_m2_s##S}}
+#define SKT_RING(S) {SKT(f16, S), SKT(bf16, S), SKT(f32, S)},
+#define SKT_STAGES(S) S,
+static const SkinnyTmaKern skinny_tma_kernels[][3][2][2] = {MYNS_SKINNY_TMA_STAGES(SKT_RING)};
+static const int tma_stages[] = {MYNS_SKINNY_TMA_STAGES(SKT_STAGES)};
+static int tma_ring = 0;
 template <class T>
 void skinny_tma_case(bool w_k, int batch, int M, int K, int N, unsigned gz, bool tout = false, int ranks = 1) {
   std::mt19937 rng(M * 37 + K * 5 + N + batch + ranks); std::normal_distribution<float> nd;
@@ -154,14 +160,15 @@ void skinny_tma_case(bool w_k, int batch, int M, int K, int N, unsigned gz, bool
   const uint32_t atom = (uint32_t)(128 / es);
   const CUtensorMap tw = myns::emu_tensor_map(W.data(), wd[0], wd[1], wd[2], ws[0], ws[1], atom, w_k ? MYNS_SKINNY_NW : atom, (int)es);
   const CUtensorMap tx = myns::emu_tensor_map(X.data(), xd[0], xd[1], xd[2], xs[0], xs[1], atom, 8 * mt, (int)es);
-  const SkinnyTmaKern k = (std::is_same<T, __half>::value ? skinny_tma_f16 : std::is_same<T, float>::value ? skinny_tma_f32 : skinny_tma_bf16)[!w_k][mt - 1];
+  const int dt = std::is_same<T, __half>::value ? 0 : std::is_same<T, float>::value ? 2 : 1;
+  const SkinnyTmaKern k = skinny_tma_kernels[tma_ring][dt][!w_k][mt - 1];
   // src/gemm/plan.rs skinny_tma_smem
   const size_t stage = 128 * MYNS_SKINNY_NW + mt * 8 * 128;
-  const size_t smem = MYNS_SKINNY_TMA_CW * mt * 8 * MYNS_SKINNY_NW * 4 + 1024 + MYNS_SKINNY_TMA_STAGES * (stage + 16);
+  const size_t smem = MYNS_SKINNY_TMA_CW * mt * 8 * MYNS_SKINNY_NW * 4 + 1024 + tma_stages[tma_ring] * (stage + 16);
   launch([&] { k(tw, tx, p); }, {(unsigned)((N + 63) / 64), (unsigned)ranks, gz}, {(MYNS_SKINNY_TMA_CW + 1) * 32, 1, 1}, ranks, smem / 4);
   const int bad = count_bad(X, sxb, sxm, W.data(), sw, swb, w_k, C, batch, M, K, N, tout);
   ++cases;
-  printf("skinny_tma %s %c ranks %d b%d (%u blocks along z) %dx%dx%d%s: %s\n", type_name<T>(), w_k ? 'k' : 'n', ranks, batch, gz, M, K, N, tout ? " c^T" : "", bad ? "FAIL" : "ok");
+  printf("skinny_tma s%d %s %c ranks %d b%d (%u blocks along z) %dx%dx%d%s: %s\n", tma_stages[tma_ring], type_name<T>(), w_k ? 'k' : 'n', ranks, batch, gz, M, K, N, tout ? " c^T" : "", bad ? "FAIL" : "ok");
   if (bad) ++fails;
   fflush(stdout);
 }
@@ -225,9 +232,10 @@ int main(int argc, char** argv) {
   skinny_case<float>(false, false, 1, 2, 12, 40, 65, true);      // transposed output
   skinny_case<float>(false, true, 8, 1, 16, 2048, 64);           // eight blocks per cluster
   skinny_case<float>(true, false, 4, 1, 1, 1, 1);                // K = 1
-  // The streaming build: both layouts, one and two 8-row m blocks, K and N
-  // edges (zero fill), K past the ring's stages (one and two wraps), K = 1,
-  // batches, several batches per block.
+  // The streaming build, on each ring: both layouts, one and two 8-row m
+  // blocks, K and N edges (zero fill), K past the ring's stages (one and two
+  // wraps of 16 stages, more of 8), K = 1, batches, several batches per block.
+  for (tma_ring = 0; tma_ring < (int)(sizeof(tma_stages) / sizeof(tma_stages[0])); ++tma_ring) {
   skinny_tma_case<__nv_bfloat16>(true, 1, 1, 100, 70, 1);
   skinny_tma_case<__nv_bfloat16>(false, 1, 9, 1100, 130, 1);
   skinny_tma_case<__half>(true, 1, 16, 2100, 64, 1);
@@ -256,6 +264,7 @@ int main(int argc, char** argv) {
   skinny_tma_case<float>(true, 1, 1, 1100, 130, 1, false, 2);
   skinny_tma_case<float>(false, 1, 16, 1100, 96, 1, false, 4);
   skinny_tma_case<float>(true, 2, 5, 100, 64, 1, true, 4);
+  }
   // Staging copies: misaligned rows (odd stride and start), both 16-bit types
   // and float32; a gather from a transposed, strided source.
   pack_case<__nv_bfloat16>(true, 1, 37, 45, 0, 45, 1, 1);

@@ -118,7 +118,9 @@ def main():
     ap.add_argument("--flush", default="zero", choices=["zero", "read"])  # read: every candidate timed after a read flush
     ap.add_argument("--read-flush", default="")  # candidate names also timed after a read flush
     args = ap.parse_args()
-    libs = {"old": Lib(f"{args.build}/old.so", 8)}
+    import os
+    # old.so (old_inst.cu) names the kernels of before the streaming build: optional.
+    libs = {"old": Lib(f"{args.build}/old.so", 8)} if os.path.exists(f"{args.build}/old.so") else {}
     if args.new:
         libs["new"] = Lib(f"{args.build}/new.so", int(args.new))
     for c in [c for c in args.configs.split(",") if c]:
@@ -136,8 +138,12 @@ def main():
         for n in [32000, 128256]:
             probs.append(("nk", m, 4096, n))
     if args.problems != "all":
-        keep = args.problems.split(",")
-        probs = [p for p in probs if f"{p[0]}:{p[1]}x{p[2]}x{p[3]}" in keep]
+        # Any "lay:MxKxN" (not only the list above).
+        probs = []
+        for spec in args.problems.split(","):
+            lay, dims = spec.split(":")
+            m, k, n = (int(v) for v in dims.split("x"))
+            probs.append((lay, m, k, n))
     results = []
     t0 = time.time()
     for lay, m, k, n in probs:
