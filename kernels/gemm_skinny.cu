@@ -30,7 +30,7 @@
 //                                               v: v (16-byte aligned rows) | e (element loads);
 //                                               mt: 1 (M <= 8) | 2 (M <= 16)
 //   mm_skinny_tma_<dt>_<w>_m<mt>_s<stages>(tmW, tmX, SkinnyParams)   dt: f16 | bf16 | f32 (tensor maps: src/gemm/skinny.rs);
-//                                               stages: 16 | 8
+//                                               stages: 16 | 8 | 4
 #include <cuda.h>
 
 #include "matmul_common.cuh"
@@ -72,8 +72,8 @@ static_assert(NW == 64, "the fragment maps below cover 64 columns per warp");
 // k of 8 MT rows. Warp w consumes stages w, w + TMA_CW, ...: with the stages
 // a multiple of the warps, each stage always has the same consumer, and no
 // warp waits on a phase two ahead.
-// (STAGES: 16, or 8 where the strips fill more than half the SMs, so
-// that two blocks fit on an SM: src/gemm/plan.rs `skinny_tma_plan`.)
+// (STAGES: 16, 8 or 4, so that one, two or three to four blocks fit on an
+// SM: src/gemm/plan.rs `skinny_tma_plan` picks by the strips.)
 constexpr int TMA_CW = MYNS_SKINNY_TMA_CW, TMA_THREADS = (TMA_CW + 1) * 32;
 
 // ---- PTX (replaced by tests/matmul_emulation/emu_skinny.h)

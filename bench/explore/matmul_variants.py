@@ -48,9 +48,8 @@ CASES = [
     ("decode", "bf16", 1, 16, 4096, 14336, "kn", ["auto", "skinny/1", "skinny/2", "skinny/4"]),
     ("decode", "bf16", 1, 16, 14336, 4096, "kn", ["auto", "skinny/2", "skinny/4", "skinny/8", "skinny_tma", "skinny_tma/2", "skinny_tma/4"]),
     ("decode", "bf16", 1, 16, 4096, 4096, "nk", ["auto", "skinny/2", "skinny/4", "skinny/8", "skinny_tma", "skinny_tma/2", "skinny_tma/4"]),
-    # The streaming build's two rings (src/gemm/plan.rs skinny_tma_plan: 8
-    # stages where the blocks fill more than half the SMs), float32 (FFMA
-    # consumers, K split in two at 64 strips) beside bf16.
+    # The streaming build's rings (src/gemm/plan.rs skinny_tma_plan), float32
+    # (FFMA consumers, K split in two at 64 strips) beside bf16.
     ("ring", "f32", 1, 1, 4096, 4096, "kn", ["auto", "skinny_tma16/2", "skinny_tma8/2", "skinny_tma16", "skinny_tma8"]),
     ("ring", "f32", 1, 16, 4096, 4096, "kn", ["auto", "skinny_tma16/2", "skinny_tma8/2"]),
     ("ring", "f32", 1, 1, 4096, 14336, "nk", ["auto", "skinny_tma16", "skinny_tma8"]),
@@ -59,6 +58,10 @@ CASES = [
     ("ring", "bf16", 1, 1, 4096, 14336, "kn", ["auto", "skinny_tma16", "skinny_tma8"]),
     ("ring", "bf16", 1, 16, 4096, 14336, "nk", ["auto", "skinny_tma16", "skinny_tma8"]),
     ("ring", "bf16", 1, 1, 4096, 32000, "nk", ["auto", "skinny_tma16", "skinny_tma8"]),
+    ("ring", "bf16", 1, 1, 3584, 18944, "nk", ["auto", "skinny_tma8", "skinny_tma4"]),
+    ("ring", "bf16", 1, 16, 4096, 20480, "nk", ["auto", "skinny_tma8", "skinny_tma4"]),
+    ("ring", "f32", 1, 1, 3584, 18944, "nk", ["auto", "skinny_tma8", "skinny_tma4"]),
+    ("ring", "f32", 1, 16, 3584, 18944, "nk", ["auto", "skinny_tma8", "skinny_tma4"]),
     ("decode", "bf16", 1, 32, 4096, 4096, "kn", ["auto", "wg64", "wgp64", "wg64/2", "64/2", "nowg"]),
     ("decode", "bf16", 1, 64, 4096, 4096, "kn", ["auto", "wg64", "wgp64", "wg64/2", "wgp64/2", "nowg"]),
     ("decode", "bf16", 1, 128, 4096, 4096, "kn", ["auto", "wg64", "wgp64", "wgp128", "wg128", "wg64/2", "wgp64/2"]),

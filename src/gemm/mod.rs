@@ -33,7 +33,7 @@
 //! `c1` runs in pairs of blocks or alone: `wg256c2`), optionally with a
 //! split count (`64/4`, `wg128/2`), `skinny` (optionally `/<blocks per cluster>`;
 //! `skinny_tma`: its streaming build, for weights TMA can read; `skinny_tma16`,
-//! `skinny_tma8`: on that ring),
+//! `skinny_tma8`, `skinny_tma4`: on that ring),
 //! `auto`, or `nowg` (the automatic choice without the Hopper kernels).
 //!
 //! Depends on the launch layer (`cuda`) and the shared types only; errors

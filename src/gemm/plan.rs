@@ -704,12 +704,18 @@ pub(crate) fn skinny_tma(m: i64, n: i64, batch: i64, f32: bool, sms: i64) -> boo
 /// zeros, so no block's boxes may reach into the next block's range.
 /// `forced_ranks` overrides (rounded up to a size the kernel takes).
 ///
-/// The ring: 16 stages (147 KB, one block per SM) where the blocks fill at
-/// most half the SMs, else 8 (two blocks per SM). On the H200
-/// (bench/explore/skinny/README.md, runs 9 and 10: 16-bit, L2 clean / after
-/// do_bench's flush) 8 stages streamed 3-12% faster from 96 strips (N =
-/// 6144) to LM heads, as fast at 224 strips, and 5-13% slower at 64 (N =
-/// 4096, where 64 blocks need the deeper ring). `forced_stages` (one of
+/// The ring (one block per strip, on as many SMs as the rings' shared
+/// memory lets share one): 16 stages (147 KB, one block per SM) where the
+/// strips fill at most half the SMs; 16-bit weights on 4 (47-58 KB, three
+/// or four blocks per SM) from two strips per SM to three; else 8 (two
+/// blocks per SM). On the H200 (bench/explore/skinny/README.md, runs 9-12,
+/// L2 clean / after do_bench's flush), against 16 stages: 8 streamed 1-11%
+/// faster from 96 strips (N = 6144) to LM heads and 5-13% slower at 64 (N =
+/// 4096: 64 blocks need the deeper ring); from 272 to 384 strips, where two
+/// blocks per SM leave a second, short wave, 4 streamed 3-19% faster than 8
+/// (and 20% slower at 416 and more). float32's FFMA consumers were measured
+/// on 16 and 8 only (8: 1.02-1.20x at 224 strips; 16 kept at 64 strips,
+/// split in two, where M = 16 ran 4% slower on 8). `forced_stages` (one of
 /// `SKINNY_TMA_STAGES`) overrides.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn skinny_tma_plan(
@@ -733,8 +739,14 @@ pub(crate) fn skinny_tma_plan(
         None => 1,
     };
     let k_chunk = cdiv(cdiv(k, ranks), bk) * bk;
-    let [deep, shallow] = SKINNY_TMA_STAGES;
-    let stages = forced_stages.unwrap_or(if 2 * strips * ranks <= sms { deep } else { shallow });
+    let [deep, mid, shallow] = SKINNY_TMA_STAGES;
+    let stages = forced_stages.unwrap_or(if 2 * strips <= sms {
+        deep
+    } else if elem == 2 && (2 * sms + 1..=3 * sms).contains(&strips) {
+        shallow
+    } else {
+        mid
+    });
     Some(SkinnyPlan { ranks, k_chunk, mt: cdiv(m, 8), stages })
 }
 
@@ -1061,24 +1073,27 @@ mod tests {
     fn streaming_skinny_plans_split_k_into_whole_stages() {
         // float32 on 64 strips: two K ranges (128 blocks); 224 strips, or
         // 16-bit weights: one.
-        assert_eq!(skinny_tma_plan(1, 4096, 4096, 1, 4, SMS, None, None).unwrap(), SkinnyPlan { ranks: 2, k_chunk: 2048, mt: 1, stages: 8 });
+        assert_eq!(skinny_tma_plan(1, 4096, 4096, 1, 4, SMS, None, None).unwrap(), SkinnyPlan { ranks: 2, k_chunk: 2048, mt: 1, stages: 16 });
         assert_eq!(skinny_tma_plan(16, 14336, 4096, 1, 4, SMS, None, None).unwrap().ranks, 1);
         assert_eq!(skinny_tma_plan(1, 4096, 4096, 1, 2, SMS, None, None).unwrap(), SkinnyPlan { ranks: 1, k_chunk: 4096, mt: 1, stages: 16 });
         // Ranges of whole stages: 32 k for float32, 64 for 16-bit (forced).
-        assert_eq!(skinny_tma_plan(9, 4096, 4100, 1, 4, SMS, None, None).unwrap(), SkinnyPlan { ranks: 2, k_chunk: 2080, mt: 2, stages: 8 });
+        assert_eq!(skinny_tma_plan(9, 4096, 4100, 1, 4, SMS, None, None).unwrap(), SkinnyPlan { ranks: 2, k_chunk: 2080, mt: 2, stages: 16 });
         assert_eq!(skinny_tma_plan(1, 4096, 4100, 1, 2, SMS, Some(2), None).unwrap().k_chunk, 2112);
         // Each range keeps 8 stages.
         assert_eq!(skinny_tma_plan(1, 4096, 500, 1, 4, SMS, None, None).unwrap().ranks, 1);
         // Forced sizes round up to a cluster the kernel takes.
         assert_eq!(skinny_tma_plan(1, 14336, 4096, 1, 2, SMS, Some(3), None).unwrap().ranks, 4);
         assert!(skinny_tma_plan(17, 4096, 4096, 1, 2, SMS, None, None).is_none());
-        // The ring: 16 stages while the blocks fill at most half the SMs.
-        let stages = |n, forced| skinny_tma_plan(1, n, 4096, 1, 2, SMS, None, forced).unwrap().stages;
-        assert_eq!((stages(4096, None), stages(6144, None), stages(14336, None), stages(128256, None)), (16, 8, 8, 8));
-        assert_eq!((stages(4096, Some(8)), stages(14336, Some(16))), (8, 16));
+        // The ring: 16 stages while the strips fill at most half the SMs; 4
+        // (16-bit) from two strips per SM to three; else 8.
+        let stages = |n, elem, forced| skinny_tma_plan(1, n, 4096, 1, elem, SMS, None, forced).unwrap().stages;
+        let auto: Vec<i64> = [4096, 6144, 14336, 16896, 16960, 25344, 25408, 28672, 128256].iter().map(|&n| stages(n, 2, None)).collect();
+        assert_eq!(auto, [16, 8, 8, 8, 4, 4, 8, 8, 8]);
+        assert_eq!((stages(4096, 4, None), stages(14336, 4, None), stages(18944, 4, None)), (16, 8, 8));
+        assert_eq!((stages(4096, 2, Some(8)), stages(14336, 2, Some(16)), stages(14336, 2, Some(4))), (8, 16, 4));
         assert_eq!(forced_skinny_tma("skinny_tma"), Some(None));
-        assert_eq!((forced_skinny_tma("skinny_tma8"), forced_skinny_tma("skinny_tma16")), (Some(Some(8)), Some(Some(16))));
-        assert_eq!((forced_skinny_tma("skinny_tma4"), forced_skinny_tma("skinny"), forced_skinny_tma("wg128")), (None, None, None));
+        assert_eq!((forced_skinny_tma("skinny_tma8"), forced_skinny_tma("skinny_tma4")), (Some(Some(8)), Some(Some(4))));
+        assert_eq!((forced_skinny_tma("skinny_tma5"), forced_skinny_tma("skinny"), forced_skinny_tma("wg128")), (None, None, None));
     }
 
     #[test]
@@ -1103,8 +1118,9 @@ mod tests {
         assert!(!skinny_tma(16, 6400, 1, true, SMS)); // 100 strips: no room to split, FFMA-bound at 16 rows
         for mt in [1, 2] {
             assert!(skinny_tma_smem(mt, SKINNY_TMA_STAGES[0]) <= 227 * 1024);
-            // Two blocks of the shallow ring fit on an SM.
+            // Two blocks of 8 stages fit on an SM, and three of 4.
             assert!(2 * (skinny_tma_smem(mt, SKINNY_TMA_STAGES[1]) + 1024) <= 228 * 1024);
+            assert!(3 * (skinny_tma_smem(mt, SKINNY_TMA_STAGES[2]) + 1024) <= 228 * 1024);
         }
         for (m, n, k) in [(1, 1, 1), (9, 3000, 70), (16, 64, 100_000)] {
             let p = skinny_plan(m, n, k, 1, SMS, None).unwrap();

@@ -197,10 +197,10 @@ pub const SKINNY_CLUSTERS: [i64; 4] = [1, 2, 4, 8];
 /// one producer warp) and the stage counts it is built with, multiples of
 /// the warps. On the H100 4 warps on 16 stages streamed fastest among 2 to 8
 /// warps on 8 to 16 stages at 64 strips (bench/explore/skinny/README.md, run
-/// 5); on the H200 8 stages, two blocks per SM, stream faster where the
-/// strips fill more than half the SMs (runs 9 and 10: `plan::skinny_tma_plan`).
+/// 5); on the H200 shallower rings, more blocks per SM, stream faster where
+/// the strips fill more than half the SMs (runs 9-12: `plan::skinny_tma_plan`).
 pub const SKINNY_TMA_CW: i64 = 4;
-pub const SKINNY_TMA_STAGES: [i64; 2] = [16, 8];
+pub const SKINNY_TMA_STAGES: [i64; 3] = [16, 8, 4];
 
 fn tc_list(macro_name: &str, tiles: &[Tile]) -> String {
     let rows: Vec<String> = tiles
