@@ -6,8 +6,9 @@ Classes (each row: MxKxN, or BxMxKxN for bmm):
   k/v 4096x1024, gate/up 4096x14336, down 14336x4096), bf16 and f16, and
   TF32 with 4096 tokens;
 - decode: M = 1, 16, 128 against 4096x4096, 4096x14336 and 14336x4096
-  weights (row-major, [K, N]), with the weights' GB/s; TF32 and float32
-  (TF32 off) against 4096x4096;
+  weights (row-major, [K, N]), with the weights' GB/s; M = 1, 16 against
+  Qwen2-7B's 3584x18944 as nn.Linear holds it; TF32 and float32 (TF32 off)
+  against 4096x4096;
 - lm_head: x @ W^T with nn.Linear's weight layout, vocab 32000, 32001,
   50257, 128256, for 2048 tokens and for one (decode);
 - unaligned: K or N off by one (4096x4096x4095, 4096x4095x4096,
@@ -80,6 +81,9 @@ def problems(quick: bool):
                 continue
             P.append(("decode", "bf16", 1, m, k, n, "kn"))
     if not quick:
+        # Qwen2-7B's gate/up weight as nn.Linear holds it: 296 column strips.
+        for m in [1, 16]:
+            P.append(("decode", "bf16", 1, m, 3584, 18944, "nk"))
         for kind in ["tf32", "f32"]:
             for m in [1, 16, 128]:
                 P.append(("decode", kind, 1, m, 4096, 4096, "kn"))
