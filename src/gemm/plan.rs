@@ -707,18 +707,19 @@ pub(crate) fn skinny_tma(m: i64, n: i64, batch: i64, f32: bool, sms: i64) -> boo
 /// The ring (one block per strip; shallower rings let more blocks share an
 /// SM): 16 stages (147 KB, one block per SM) where the strips fill at most
 /// half the SMs; 4 (47-58 KB, three or four blocks per SM) from one and a
-/// half strips per SM to three; else 8 (two blocks per SM). On the H200
-/// (bench/explore/skinny/README.md, runs 9-12, 16-bit, L2 clean / after
-/// do_bench's flush), against 16 stages: 8 streamed 1-11% faster from 96
-/// strips (N = 6144) to LM heads and 5-13% slower at 64 (N = 4096: 64
-/// blocks need the deeper ring); against 8, 4 streamed 1-6% faster at 224
-/// strips (N = 14336), within 3% either way at 192 and 256, 3-19% faster
-/// from 272 to 384 (where two blocks per SM leave a second, short wave),
-/// 20% slower from 416 on and 2-25% slower up to 172. float32 (`results/ring-h200-*.txt`): 8
-/// against 16 at 224 strips 1.02-1.20x, 4 against 8 at 296 strips 1.10x (M
-/// = 1) and 1.26x (M = 16); at 64 strips, split in two, M = 16 ran 4%
-/// slower on 8 than on 16. `forced_stages` (one of `SKINNY_TMA_STAGES`)
-/// overrides.
+/// half strips per SM (float32: two) to three; else 8 (two blocks per SM).
+/// On the H200 (bench/explore/skinny/README.md, runs 9-12, 16-bit, L2 clean
+/// / after do_bench's flush), against 16 stages: 8 streamed 1-11% faster
+/// from 96 strips (N = 6144) to LM heads and 5-13% slower at 64 (N = 4096:
+/// 64 blocks need the deeper ring); against 8, 4 streamed 1-6% faster at
+/// 224 strips (N = 14336), within 3% either way at 192 and 256, 3-19%
+/// faster from 272 to 384 (where two blocks per SM leave a second, short
+/// wave), 18-21% slower from 416 on and 2-25% slower up to 172. float32
+/// (FFMA consumers; `results/ring-h200-*.txt`, the library): 8 against 16
+/// at 224 strips 1.02-1.20x, and 4 against 8 0.98x (M = 1) and 0.81x (M =
+/// 16) there, but 1.10x and 1.26x at 296 strips; at 64 strips, split in
+/// two, M = 16 ran 4% slower on 8 than on 16. `forced_stages` (one of
+/// `SKINNY_TMA_STAGES`) overrides.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn skinny_tma_plan(
     m: i64,
@@ -742,9 +743,11 @@ pub(crate) fn skinny_tma_plan(
     };
     let k_chunk = cdiv(cdiv(k, ranks), bk) * bk;
     let [deep, mid, shallow] = SKINNY_TMA_STAGES;
+    // Where the 4-stage ring starts, in half strips: past 1.5 strips per SM (float32: 2).
+    let shallow_from = if elem == 2 { 3 * sms } else { 4 * sms };
     let stages = forced_stages.unwrap_or(if 2 * strips <= sms {
         deep
-    } else if 2 * strips > 3 * sms && strips <= 3 * sms {
+    } else if 2 * strips > shallow_from && strips <= 3 * sms {
         shallow
     } else {
         mid
@@ -1087,11 +1090,11 @@ mod tests {
         assert_eq!(skinny_tma_plan(1, 14336, 4096, 1, 2, SMS, Some(3), None).unwrap().ranks, 4);
         assert!(skinny_tma_plan(17, 4096, 4096, 1, 2, SMS, None, None).is_none());
         // The ring: 16 stages while the strips fill at most half the SMs; 4
-        // from one and a half strips per SM to three; else 8.
+        // from one and a half strips per SM (float32: two) to three; else 8.
         let stages = |n, elem, forced| skinny_tma_plan(1, n, 4096, 1, elem, SMS, None, forced).unwrap().stages;
         let auto: Vec<i64> = [4096, 4224, 4288, 12672, 12736, 14336, 18944, 25344, 25408, 28672, 128256].iter().map(|&n| stages(n, 2, None)).collect();
         assert_eq!(auto, [16, 16, 8, 8, 4, 4, 4, 4, 8, 8, 8]);
-        assert_eq!((stages(4096, 4, None), stages(14336, 4, None), stages(18944, 4, None)), (16, 4, 4));
+        assert_eq!((stages(4096, 4, None), stages(14336, 4, None), stages(16896, 4, None), stages(16960, 4, None)), (16, 8, 8, 4));
         assert_eq!((stages(4096, 2, Some(8)), stages(14336, 2, Some(16)), stages(14336, 2, Some(4))), (8, 16, 4));
         assert_eq!(forced_skinny_tma("skinny_tma"), Some(None));
         assert_eq!((forced_skinny_tma("skinny_tma8"), forced_skinny_tma("skinny_tma4")), (Some(Some(8)), Some(Some(4))));
