@@ -19,7 +19,7 @@
 // the same strips and mmas (FFMA for float32) and the same cluster split of
 // K (float32 only, by src/gemm/plan.rs), but the weights and x arrive by TMA
 // in a ring of shared-memory stages that one producer warp keeps full, so a
-// steady 160 KB per SM is in flight where the register build's loads come
+// steady 150 KB or so per SM is in flight where the register build's loads come
 // in bursts (cuBLAS's decode kernels stream the same way; on the H100 with
 // the L2 clean it reached 1.95 TB/s at M = 1 against 32 MB of 16-bit
 // weights, the register build 1.72: bench/explore/skinny/README.md, runs 5

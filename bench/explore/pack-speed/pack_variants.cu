@@ -24,7 +24,9 @@ struct PackParams {
   int64_t ld;
 };
 
-// As kernels/gemm_pack.cu.
+// As kernels/gemm_pack.cu `load_shifted` at 183d7cb, split in two so that
+// v2 can shift a chunk it did not load itself (a copy, so that this file
+// builds alone and times exactly what it measured).
 __device__ __forceinline__ uint4 shift_pair(uint4 lo, uint4 hi, int off) {
   const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
   const uint32_t bits = (off & 3) * 8;
