@@ -64,6 +64,17 @@ CASES = [
     ("ring", "bf16", 1, 16, 4096, 20480, "nk", ["auto", "skinny_tma8", "skinny_tma4"]),
     ("ring", "f32", 1, 1, 3584, 18944, "nk", ["auto", "skinny_tma8", "skinny_tma4"]),
     ("ring", "f32", 1, 16, 3584, 18944, "nk", ["auto", "skinny_tma8", "skinny_tma4"]),
+    # 64 strips (N = 4096) leave half the SMs idle on one block per strip:
+    # K split over a cluster of 2 or 4, on the shallower rings, so that the
+    # 128 or 256 blocks all fit at once.
+    ("split", "bf16", 1, 1, 4096, 4096, "kn", ["auto", "skinny_tma16/2", "skinny_tma8/2", "skinny_tma8/4", "skinny_tma4/4"]),
+    ("split", "bf16", 1, 1, 4096, 4096, "nk", ["auto", "skinny_tma16/2", "skinny_tma8/2", "skinny_tma8/4", "skinny_tma4/4"]),
+    ("split", "bf16", 1, 16, 4096, 4096, "kn", ["auto", "skinny_tma16/2", "skinny_tma8/2", "skinny_tma8/4", "skinny_tma4/4"]),
+    ("split", "bf16", 1, 1, 14336, 4096, "kn", ["auto", "skinny_tma16/2", "skinny_tma8/2", "skinny_tma8/4", "skinny_tma4/4"]),
+    ("split", "bf16", 1, 16, 14336, 4096, "kn", ["auto", "skinny_tma16/2", "skinny_tma8/2", "skinny_tma8/4", "skinny_tma4/4"]),
+    ("split", "bf16", 1, 1, 14336, 4096, "nk", ["auto", "skinny_tma16/2", "skinny_tma8/2", "skinny_tma8/4", "skinny_tma4/4"]),
+    ("split", "f32", 1, 1, 4096, 4096, "kn", ["auto", "skinny_tma8/2", "skinny_tma8/4", "skinny_tma4/4"]),
+    ("split", "f32", 1, 16, 4096, 4096, "kn", ["auto", "skinny_tma8/2", "skinny_tma8/4", "skinny_tma4/4"]),
     ("decode", "bf16", 1, 32, 4096, 4096, "kn", ["auto", "wg64", "wgp64", "wg64/2", "64/2", "nowg"]),
     ("decode", "bf16", 1, 64, 4096, 4096, "kn", ["auto", "wg64", "wgp64", "wg64/2", "wgp64/2", "nowg"]),
     ("decode", "bf16", 1, 128, 4096, 4096, "kn", ["auto", "wg64", "wgp64", "wgp128", "wg128", "wg64/2", "wgp64/2"]),
