@@ -530,9 +530,9 @@ def test_decode_streaming_and_register_builds(kind, variant, kernel_override):
     one (`auto` from 64 column strips on; float32 at M = 1, at M = 9-16
     with K split in two, or from a strip per SM; `/2`, `/4`: K split over a
     cluster, ranges of whole stages, the last short or empty; `16`, `8`,
-    `4`: on that ring, which wraps many times over K = 4096) and the register one,
-    both weight layouts, x rows past M and K, N past a stage or strip, and
-    batches."""
+    `4`: on that ring, which wraps many times over K = 4096) and the
+    register one, both weight layouts, x rows past M and K, N past a stage
+    or strip, and batches."""
     if NO_WG:
         pytest.skip("MYNS_MATMUL_KERNEL=nowg")
     kernel_override("MYNS_MATMUL_KERNEL", variant)

@@ -12,6 +12,7 @@ import argparse
 import ctypes
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -118,7 +119,6 @@ def main():
     ap.add_argument("--flush", default="zero", choices=["zero", "read"])  # read: every candidate timed after a read flush
     ap.add_argument("--read-flush", default="")  # candidate names also timed after a read flush
     args = ap.parse_args()
-    import os
     # old.so (old_inst.cu) names the kernels of before the streaming build: optional.
     libs = {"old": Lib(f"{args.build}/old.so", 8)} if os.path.exists(f"{args.build}/old.so") else {}
     if args.new:

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Device run (2026-11-29): the library with the streaming skinny build on two
-# rings (16 and 8 stages). The CUDA matmul tests with the four sanitizers
-# (scripts/gpu_run.sh test-gpu), the `ring` group of
-# bench/explore/matmul_variants.py (both rings forced, float32 and bf16,
-# beside the automatic choice), and the matmul report. Needs .gpu/ (make
+# Device run (2026-11-29): the library with the streaming skinny build on its
+# rings (16, 8 and 4 stages; c0132e0 had the first two). The CUDA matmul
+# tests with the four sanitizers (scripts/gpu_run.sh test-gpu), the `ring`
+# group of bench/explore/matmul_variants.py (each ring forced, float32 and
+# bf16, beside the automatic choice), and the matmul report. Needs .gpu/ (make
 # gpu-bundle). Everything lands in $OUT, the bulky parts as tarballs.
 set -uo pipefail
 O=${OUT:-/tmp/ring-out}; mkdir -p "$O"
