@@ -1,0 +1,73 @@
+"""A/B of two matmul libraries on short-K products: kernel time per call
+(torch.profiler, L2 flushed before each call, mean of --calls) and do_bench
+median, for myns and torch.matmul/bmm, one library per process (run it once
+per library, alternating; ab.sh does).
+
+    MYNS_LIBRARY=<lib> python bench/explore/bmm-small/ab.py --tag base
+"""
+import argparse
+import os
+import sys
+
+import torch
+import triton.testing
+from torch.profiler import ProfilerActivity, profile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import myns  # noqa: E402
+from matmul_variants import operands  # noqa: E402
+
+SHAPES = [  # kind, batch, m, k, n, b layout
+    ("bf16", 256, 128, 64, 128, "kn"),
+    ("bf16", 256, 128, 64, 128, "nk"),
+    ("bf16", 64, 256, 64, 256, "kn"),
+    ("bf16", 512, 64, 64, 64, "kn"),
+    ("bf16", 32, 512, 512, 512, "kn"),
+    ("bf16", 8, 2048, 2048, 2048, "kn"),
+    ("bf16", 1, 512, 512, 512, "kn"),
+    ("bf16", 1, 1024, 1024, 1024, "kn"),
+    ("bf16", 1, 1000, 1000, 1000, "kn"),
+    ("bf16", 1, 2048, 2048, 2048, "kn"),
+    ("bf16", 1, 3000, 1000, 2000, "kn"),
+    ("bf16", 1, 4096, 1024, 4096, "nk"),
+    ("bf16", 1, 4096, 4096, 4096, "kn"),
+    ("bf16", 1, 2048, 4096, 32000, "nk"),
+    ("f16", 1, 1024, 1024, 1024, "kn"),
+]
+
+
+def kernel_us(fn, calls, flush):
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            flush.zero_()
+            fn()
+        torch.cuda.synchronize()
+    # (The flush's fill kernel left out, as matmul_kernel_times.py does.)
+    total = sum(e.device_time for e in prof.events()
+                if e.device_type == torch.autograd.DeviceType.CUDA and not any(w in e.name.lower() for w in ("fill", "zero")))
+    return total / calls
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tag", required=True)
+    ap.add_argument("--calls", type=int, default=40)
+    args = ap.parse_args()
+    flush = torch.empty(64 << 20, dtype=torch.int32, device="cuda")
+    for kind, batch, m, k, n, lay in SHAPES:
+        torch.manual_seed(0)
+        a, b = operands(kind, batch, m, k, n, lay)
+        ours = (lambda: myns.bmm(a, b)) if batch > 1 else (lambda: myns.matmul(a, b))
+        ref = (lambda: torch.bmm(a, b)) if batch > 1 else (lambda: torch.matmul(a, b))
+        ko, kr = kernel_us(ours, args.calls, flush), kernel_us(ref, args.calls, flush)
+        do = triton.testing.do_bench(ours, warmup=25, rep=100) * 1e3
+        dr = triton.testing.do_bench(ref, warmup=25, rep=100) * 1e3
+        print(f"{args.tag} {kind} {batch}x{m}x{k}x{n} {lay}: kernel {ko:.2f} torch {kr:.2f} | do_bench {do:.2f} torch {dr:.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
