@@ -122,9 +122,15 @@ template <int BN, bool PP, bool OUT16, int BM> struct Tile {
   static constexpr int C_HALF = 64 * (TMA_COLS * 2 > C_PITCH ? TMA_COLS * 2 : C_PITCH);
   static constexpr int C_BYTES = !PP && OUT16 ? 2 * C_HALF : 0;
   static constexpr int STAGES = BASE_STAGES + (!PP && !OUT16 ? 2 * C_HALF / STAGE_BYTES : 0);
+  // Cooperative tiles up to 128 wide: the producer publishes each work
+  // item for the consumers (see `slot`; on the wider tiles that ran 1-4%
+  // slower, bench/explore/bmm-small/).
+  static constexpr bool PUBLISH = !PP && BN <= 128;
   // Full/empty barriers per stage, two turn barriers, the consumers'
-  // split-K words (see `last_of`).
-  static constexpr int BAR_BYTES = (2 * STAGES + 3) * 8;
+  // split-K words (see `last_of`); then, where PUBLISH, a work item per
+  // stage (32 bytes each).
+  static constexpr int ITEM_OFF = ((2 * STAGES + 3) * 8 + 15) / 16 * 16;
+  static constexpr int BAR_BYTES = PUBLISH ? ITEM_OFF + 32 * STAGES : (2 * STAGES + 3) * 8;
   static_assert(BAR_BYTES <= 512, "the barriers fit in the alignment's slack or after it");
   // As WgTile::smem in src/gemm/tiles.rs: the stages, the output region,
   // 1024 bytes to align them (128-byte swizzle), which also hold the
@@ -329,6 +335,16 @@ __device__ __forceinline__ void keep_regs(uint32_t (&a)[BK_BYTES / 32][4]) {
     for (int j = 0; j < 4; ++j) asm volatile("" : "+r"(a[i][j])::"memory");
 }
 
+// Keeps the accumulators' values in registers here (the compiler would
+// otherwise set them where they are first read).
+template <int MH, int NACC>
+__device__ __forceinline__ void keep_acc(float (&d)[MH][NACC]) {
+#pragma unroll
+  for (int h = 0; h < MH; ++h)
+#pragma unroll
+    for (int i = 0; i < NACC; ++i) asm volatile("" : "+f"(d[h][i]));
+}
+
 // The accumulators of every m64 half are final only after the wait: keep
 // the compiler from using them earlier.
 template <int W, int MH, int NACC>
@@ -373,6 +389,19 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   // Split-K: consumer c's word saying whether its block is the last of a
   // tile's K ranges to arrive.
   auto last_of = [&](int c) { return reinterpret_cast<volatile int*>(smem_raw + (bars - raw) + 8u * (2 * STAGES + 2) + 4u * c); };
+  // L::PUBLISH (not the kernels summing K ranges in a cluster): the
+  // producer writes the block's j-th work item into slot j % STAGES before
+  // the expect_tx of the item's first stage (a release), after that stage
+  // was freed; the consumers read it once that stage's full barrier
+  // completes (an acquire) instead of working it out. Its divisions, a
+  // dependent chain of about 0.3 us, sat between one tile's epilogue and
+  // the next tile's first wgmma (H200, bench/explore/bmm-small/: kernel
+  // times 3-7% shorter on short-K products). A slot is written again
+  // STAGES items later at the earliest, each item having a stage at least,
+  // so only once every consumer warp has freed a stage after the one it
+  // read the slot under.
+  constexpr bool PUBLISH = L::PUBLISH && !KC;
+  auto slot = [&](int64_t j) { return reinterpret_cast<uint4*>(smem_raw + (bars - raw) + L::ITEM_OFF + 32u * static_cast<uint32_t>(j % STAGES)); };
   auto a_stage = [&](int s) { return base + (uint32_t)s * STAGE_BYTES; };
   auto b_stage = [&](int s) { return base + (uint32_t)s * STAGE_BYTES + A_BYTES; };
 
@@ -469,8 +498,9 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       // completed about 1.4 us later on the H100, holding back the consumers'
       // setmaxnreg (which waits for the registers it frees).
       int it = 0;
+      int64_t jp = 0;  // (the consumers' j)
       Item t = next;
-      for (uint32_t w = first; w < tiles; w += stride) {
+      for (uint32_t w = first; w < tiles; w += stride, ++jp) {
         if (w != first) {
           // K ranges in a cluster: the next item's loads wait until every
           // rank is done with this one's partials in its stage ring.
@@ -483,6 +513,11 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
         for (int kt = 0; kt < t.kt; ++kt, ++it) {
           const int s = it % STAGES, round = it / STAGES, k = t.k0 + kt * BK;
           if (round > 0) mbar_wait(empty(s), (round - 1) & 1);
+          if (PUBLISH && kt == 0) {
+            uint4* q = slot(jp);
+            q[0] = make_uint4(t.m0, t.n0, t.bz, t.kt);
+            q[1] = make_uint4(static_cast<uint32_t>(t.z), 0u, 0u, 0u);
+          }
           mbar_expect_tx(full(s), a_in ? STAGE_BYTES : STAGE_BYTES - A_BYTES);
           if (!a_in) {
           } else if constexpr (A_REG) {
@@ -580,8 +615,34 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     uint32_t af[2][BK_BYTES / 32][4];
     int it = 0, mine = 0;
     int64_t j = 0;
+    // (Items z, m0, n0, bz, kt as the producer published them; k0 is the producer's alone.)
+    auto published = [&]() {
+      mbar_wait(full(it % STAGES), (it / STAGES) & 1);
+      const uint4 q0 = slot(j)[0], q1 = slot(j)[1];
+      __syncwarp();  // every lane has read it before lane 0 frees a stage
+      Item x;
+      x.z = q1.x;
+      x.m0 = static_cast<int>(q0.x);
+      x.n0 = static_cast<int>(q0.y);
+      x.bz = static_cast<int>(q0.z);
+      x.k0 = 0;
+      x.kt = static_cast<int>(q0.w);
+      return x;
+    };
     for (uint32_t w = first; w < tiles; w += stride, ++j) {
-      const Item t = item(w);
+      float d[MH][NACC];
+      auto zero = [&] {
+#pragma unroll
+        for (int h = 0; h < MH; ++h)
+#pragma unroll
+          for (int i = 0; i < NACC; ++i) d[h][i] = 0.f;
+      };
+      if constexpr (PUBLISH) {
+        // Zeroed while the item's first stage is awaited, and kept there.
+        zero();
+        keep_acc(d);
+      }
+      const Item t = PUBLISH ? published() : item(w);
       // (Warp votes here and in the turn's wait: branches ptxas must take as
       // divergent serialize the register-A ping-pong kernel's wgmmas.)
       if (PP && __all_sync(0xffffffffu, (j & 1) != cw)) {
@@ -595,11 +656,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       // free; of consumer 1, phase `mine` of turn(1).)
       if (PP) mbar_wait_warp(turn(cw), mine & 1);
       const int m0 = t.m0, n0 = t.n0;
-      float d[MH][NACC];
-#pragma unroll
-      for (int h = 0; h < MH; ++h)
-#pragma unroll
-        for (int i = 0; i < NACC; ++i) d[h][i] = 0.f;
+      if constexpr (!PUBLISH) zero();
       int prev = -1;
       for (int kt = 0; kt < t.kt; ++kt, ++it) {
         const int s = it % STAGES, round = it / STAGES;

@@ -98,6 +98,7 @@ inline float2 lds2(uint32_t addr) {
   float2 v; memcpy(&v, emu_window() + addr, 8); return v;
 }
 inline void keep_regs(uint32_t (&)[4][4]) {}
+template <int MH, int NACC> inline void keep_acc(float (&)[MH][NACC]) {}
 // Per block of a cluster (slot) and warpgroup.
 inline uint32_t emu_wg_regs[EMU_RANKS][4][128][4];
 inline unsigned emu_wg_count[EMU_RANKS][4], emu_wg_gen[EMU_RANKS][4];
@@ -252,6 +253,6 @@ inline void prefetch_tensormap(const CUtensorMap*) {}
 inline void fence_async_smem() {}
 inline void tma_store(const CUtensorMap*, uint32_t, int, int, int) { emu_unsupported("a TMA store"); }
 inline void tma_store_add(const CUtensorMap*, uint32_t, int, int, int) { emu_unsupported("a TMA reduce-add store"); }
-inline void __syncwarp(unsigned = 0xffffffffu) { emu_unsupported("__syncwarp (cluster exit)"); }
+inline void __syncwarp(unsigned = 0xffffffffu) { emu::syncwarp(); }
 
 inline void wait_previous_grid() {}  // blocks run one launch at a time
