@@ -11,11 +11,11 @@ import sys
 
 import torch
 import triton.testing
-from torch.profiler import ProfilerActivity, profile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import myns  # noqa: E402
+from matmul_kernel_times import kernel_times  # noqa: E402
 from matmul_variants import operands  # noqa: E402
 
 SHAPES = [  # kind, batch, m, k, n, b layout
@@ -37,19 +37,11 @@ SHAPES = [  # kind, batch, m, k, n, b layout
 ]
 
 
-def kernel_us(fn, calls, flush):
+def kernel_us(fn, calls):
+    """GPU time per call of all the kernels `fn` queues (the flush's left out)."""
     for _ in range(3):
         fn()
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(calls):
-            flush.zero_()
-            fn()
-        torch.cuda.synchronize()
-    # (The flush's fill kernel left out, as matmul_kernel_times.py does.)
-    total = sum(e.device_time for e in prof.events()
-                if e.device_type == torch.autograd.DeviceType.CUDA and not any(w in e.name.lower() for w in ("fill", "zero")))
-    return total / calls
+    return sum(kernel_times(fn, calls).values())
 
 
 def main():
@@ -57,13 +49,12 @@ def main():
     ap.add_argument("--tag", required=True)
     ap.add_argument("--calls", type=int, default=40)
     args = ap.parse_args()
-    flush = torch.empty(64 << 20, dtype=torch.int32, device="cuda")
     for kind, batch, m, k, n, lay in SHAPES:
         torch.manual_seed(0)
         a, b = operands(kind, batch, m, k, n, lay)
         ours = (lambda: myns.bmm(a, b)) if batch > 1 else (lambda: myns.matmul(a, b))
         ref = (lambda: torch.bmm(a, b)) if batch > 1 else (lambda: torch.matmul(a, b))
-        ko, kr = kernel_us(ours, args.calls, flush), kernel_us(ref, args.calls, flush)
+        ko, kr = kernel_us(ours, args.calls), kernel_us(ref, args.calls)
         do = triton.testing.do_bench(ours, warmup=25, rep=100) * 1e3
         dr = triton.testing.do_bench(ref, warmup=25, rep=100) * 1e3
         print(f"{args.tag} {kind} {batch}x{m}x{k}x{n} {lay}: kernel {ko:.2f} torch {kr:.2f} | do_bench {do:.2f} torch {dr:.2f}", flush=True)
