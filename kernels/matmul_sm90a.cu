@@ -396,7 +396,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   // completes (an acquire) instead of working it out. Its divisions, a
   // dependent chain of about 0.3 us, sat between one tile's epilogue and
   // the next tile's first wgmma (H200, bench/explore/bmm-small/: kernel
-  // times 3-7% shorter on short-K products). A slot is written again
+  // times 1-7% shorter on short-K products). A slot is written again
   // STAGES items later at the earliest, each item having a stage at least,
   // so only once every consumer warp has freed a stage after the one it
   // read the slot under.
