@@ -398,8 +398,8 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   // the next tile's first wgmma (H200, bench/explore/bmm-small/: kernel
   // times 1-7% shorter on short-K products). A slot is written again
   // STAGES items later at the earliest, each item having a stage at least,
-  // so only once every consumer warp has freed a stage after the one it
-  // read the slot under.
+  // so only after every consumer warp has freed the stage it read the slot
+  // under, or a later one.
   constexpr bool PUBLISH = L::PUBLISH && !KC;
   auto slot = [&](int64_t j) { return reinterpret_cast<uint4*>(smem_raw + (bars - raw) + L::ITEM_OFF + 32u * static_cast<uint32_t>(j % STAGES)); };
   auto a_stage = [&](int s) { return base + (uint32_t)s * STAGE_BYTES; };
