@@ -163,6 +163,11 @@ SETS = {  # --set: [(kind, M, K, N, b layout)]
         ("tf32", 2048, 2048, 2048, "kn"),
         ("tf32", 4096, 4096, 4096, "kn"),
     ],
+    # TF32 on the Llama projections (bench/explore/tf32-llm/).
+    "tf32llm": [("tf32", 4096, 4096, n, "nk") for n in (4096, 14336)] + [("tf32", 4096, 14336, 4096, "nk")],
+    # Pairs (B multicast) against single blocks for TF32 with a K-major B
+    # (bench/explore/tf32-llm/), with bfloat16 beside it.
+    "tf32pairs": [(kind, m, k, n, "nk") for kind in ("tf32", "bf16") for (m, k, n) in ((4096, 4096, 4096), (4096, 4096, 14336), (4096, 14336, 4096), (8192, 4096, 14336), (8192, 14336, 4096), (4096, 4096, 1024), (8192, 8192, 8192), (2048, 4096, 32000))],
     # The pipeline probes (bench/explore/hopper-pipeline/probe.sh): one shape per
     # cooperative tile width, long K.
     "pipe": [

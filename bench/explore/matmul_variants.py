@@ -374,6 +374,12 @@ CASES = [
     ("f32decode", "tf32", 1, 16, 4096, 14336, "nk", ["auto", "skinny", "skinny_tma"]),
     ("f32decode", "f32", 1, 8, 4096, 4096, "nk", ["auto", "skinny", "skinny_tma"]),
     ("f32decode", "f32", 1, 1, 4096, 128256, "nk", ["auto", "skinny", "skinny_tma"]),
+    # 2026-11-29 (--only tf32llm): TF32 on the Llama projections, whose
+    # 4096 x 4096 x 14336 row (W^T) sat at 0.91 of cuBLAS in two reports.
+    ("tf32llm", "tf32", 1, 4096, 4096, 14336, "nk", ["auto", "wg256", "wg256c1", "wg256c2", "wg192", "wg192c2", "wg128", "wgp128"]),
+    ("tf32llm", "tf32", 1, 4096, 14336, 4096, "nk", ["auto", "wg256", "wg256c1", "wg256c2", "wg192", "wg128"]),
+    ("tf32llm", "tf32", 1, 4096, 4096, 4096, "nk", ["auto", "wg256", "wg256c1", "wg256c2", "wg192", "wg128"]),
+    ("tf32llm", "tf32", 1, 8192, 4096, 14336, "nk", ["auto", "wg256c1", "wg256c2", "wg192"]),
     # Many small products in one bmm (2026-11-28): the report's lowest bmm row.
     ("bmmsmall", "bf16", 256, 128, 64, 128, "kn", ["auto", "wg64", "wg128", "wgp64", "wgp128", "wgh64", "wgh128", "64", "128", "256"]),
     ("bmmsmall", "bf16", 256, 128, 64, 128, "nk", ["auto", "wg64", "wg128", "wgh64", "64", "128"]),

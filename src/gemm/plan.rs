@@ -317,12 +317,16 @@ const WGH64_EFF: f64 = 0.35;
 /// multiply-adds per SM per second against 3 TB/s). Efficiencies and costs
 /// fitted to the H100 sweep in bench/explore (run 1: bf16, 23 shapes; the
 /// choice is within 8% of the best variant there except M = 32): 128 x 256
-/// 1.0, 128 x 192 1.03 with a K-major B and 1.0 with an N-major one (bench/explore/
-/// matmul_wide_pick.py, interleaved: per multiply-add 0-4% faster than 256,
-/// its 4 stages against 256's 3 then; 8192^3 1.048 of cuBLAS against 1.024,
-/// LM head 2048 x 4096 x 32000 0.993 against 0.950; since the 256-wide tile
-/// got its fourth stage the two run about level on the shapes between them,
-/// bench/explore/matmul-variants-h100-stages4.log), 128 x 128 0.80,
+/// 1.0, 128 x 192 1.0 (bench/explore/matmul_wide_pick.py, interleaved: per
+/// multiply-add 0-4% faster than 256 while 256 had 3 stages to its 4; since
+/// the 256-wide tile got its fourth stage the two run about level on the
+/// shapes between them, bench/explore/matmul-variants-h100-stages4.log; on
+/// the H200, interleaved kernel times in bench/explore/tf32-llm/, it ran at
+/// about 0.98 of the 256-wide tile per multiply-add: the 1.03 it had with a
+/// K-major B put 4096 x 4096 x 14336 (M x K x N, W^T) on it, 3% slower in
+/// bfloat16 and 4% in TF32; of 12 other shapes it moved, 8 of 9 in
+/// bfloat16 ran level or up to 2% faster on 256-wide tiles, one 2.7% slower
+/// within its rounds' spread, and 3 in TF32 4-6% faster), 128 x 128 0.80,
 /// 128 x 64 0.55, ping-pong a little below cooperative (the turn-taking costs
 /// more than the hidden epilogue saves at these sizes).
 ///
@@ -359,7 +363,6 @@ pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i6
         (WGH_BM, 128, _) => WGH128_EFF,
         (WGH_BM, _, _) => WGH64_EFF,
         (_, 256, _) => 1.0,
-        (_, 192, _) if ops.b_k => 1.03,
         (_, 192, _) => 1.0,
         (_, 128, false) => 0.80,
         (_, 128, true) => 0.78,
@@ -959,7 +962,11 @@ mod tests {
         for (m, n, k) in [(4096, 4096, 4096), (2048, 2048, 2048), (4096, 4096, 14336), (8192, 4096, 14336)] {
             assert_eq!(wg_auto(m, n, k, 1, 2, SMS, KN).unwrap().tile.bn, 256, "{m} {n} {k}");
         }
-        // Whole waves: LM heads and the widest MLP projection on 192-wide tiles, alone.
+        // Whole waves: 4096 x 4096 x 14336 (W^T) on 256-wide tiles in pairs
+        // (fourteen waves against nineteen), LM heads and the widest MLP
+        // projection on 192-wide tiles, alone.
+        assert_eq!(wg_auto(4096, 14336, 4096, 1, 2, SMS, NK).map(|p| (p.tile.bn, p.cluster)), Some((256, 2)));
+        assert_eq!(wg_auto(4096, 14336, 4096, 1, 4, SMS, NK).map(|p| p.tile.bn), Some(256));
         for (m, n, k) in [(2048, 32000, 4096), (2048, 128256, 4096), (8192, 14336, 4096)] {
             assert_eq!(wg_auto(m, n, k, 1, 2, SMS, NK).map(|p| (p.tile.bn, p.cluster)), Some((192, 1)), "{m} {n} {k}");
         }
