@@ -3,7 +3,7 @@ choice, forced variants and cuBLAS, interleaved: each round times every
 implementation for `--calls` calls, the order rotated between rounds, so
 that clock changes (a long TF32 product heats the GPU) fall on all alike.
 
-    python bench/explore/tf32-llm/interleave.py [--set pairs|wide] [--rounds 5] [--calls 10]
+    python bench/explore/tf32-llm/interleave.py [--set pairs|wide|flip|small] [--rounds 5] [--calls 10]
 
 Prints per shape and implementation the median over rounds of the mean
 kernel time per call, and each round's figure.
@@ -70,6 +70,18 @@ SETS["flip"] = [
         ("tf32", 16384, 4096, 6144),
         ("tf32", 1024, 4096, 50257),
     )
+]
+
+# The report's lowest rows after the change (short K, ragged): the
+# automatic choice against its neighbours, bfloat16 and float16.
+SETS["small"] = [
+    ("bf16", 1024, 1024, 1024, "kn", ["wg64", "wg128", "wgh128", "wg64c2"]),
+    ("f16", 1024, 1024, 1024, "kn", ["wg64", "wg128", "wgh128"]),
+    ("bf16", 1000, 1000, 1000, "kn", ["wg64", "wg128", "wgh128", "wg64c2"]),
+    ("f16", 512, 512, 512, "kn", ["wg64", "wgh64", "wg64/2", "wgh128"]),
+    ("bf16", 512, 512, 512, "kn", ["wg64", "wgh64", "wg64/2", "wgh128"]),
+    ("bf16", 3000, 1000, 2000, "kn", ["wg192c2", "wg192c1", "wg256c2", "wg128"]),
+    ("bf16", 3000, 1000, 2000, "nk", ["wg192c2", "wg192c1", "wg256c2", "wg128"]),
 ]
 
 
