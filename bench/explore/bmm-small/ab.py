@@ -3,7 +3,7 @@
 median, for myns and torch.matmul/bmm, one library per process (run it once
 per library, alternating; ab.sh does).
 
-    MYNS_LIBRARY=<lib> python bench/explore/bmm-small/ab.py --tag base
+    MYNS_LIBRARY=<lib> python bench/explore/bmm-small/ab.py --tag base [--set large]
 """
 import argparse
 import os
@@ -35,6 +35,17 @@ SHAPES = [  # kind, batch, m, k, n, b layout
     ("bf16", 1, 2048, 4096, 32000, "nk"),
     ("f16", 1, 1024, 1024, 1024, "kn"),
 ]
+# --set large: long products, where waiting warps' spinning may cost clock
+# under the power limit, and decode (the skinny kernel's ring).
+LARGE = [
+    ("f16", 1, 4096, 4096, 4096, "kn"),
+    ("f16", 1, 8192, 8192, 8192, "kn"),
+    ("f16", 1, 4096, 4096, 14336, "nk"),
+    ("bf16", 1, 8192, 4096, 14336, "nk"),
+    ("bf16", 1, 1, 14336, 4096, "kn"),
+    ("bf16", 1, 16, 4096, 14336, "kn"),
+    ("bf16", 1, 128, 4096, 4096, "kn"),
+]
 
 
 def kernel_us(fn, calls):
@@ -48,8 +59,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tag", required=True)
     ap.add_argument("--calls", type=int, default=40)
+    ap.add_argument("--set", choices=["short", "large"], default="short")
     args = ap.parse_args()
-    for kind, batch, m, k, n, lay in SHAPES:
+    for kind, batch, m, k, n, lay in SHAPES if args.set == "short" else LARGE:
         torch.manual_seed(0)
         a, b = operands(kind, batch, m, k, n, lay)
         ours = (lambda: myns.bmm(a, b)) if batch > 1 else (lambda: myns.matmul(a, b))
