@@ -20,17 +20,15 @@ __device__ __forceinline__ void mbar_expect_tx(uint32_t bar, uint32_t bytes) {
 __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
-// Whether phase `parity` of the barrier has completed (one try). The
-// hardware holds the thread until the phase completes or up to the hint
-// (10 ms, as CUTLASS's barriers ask), instead of its own shorter limit:
-// waiting warps then spin less often and leave issue slots and power to
-// the warps working. A phase two ahead of the barrier's also reads as
-// complete: callers never wait more than one phase ahead.
+// Whether phase `parity` of the barrier has completed (one try; the
+// hardware may hold the thread a while first). A phase two ahead of the
+// barrier's also reads as complete: callers never wait more than one phase
+// ahead.
 __device__ __forceinline__ bool mbar_test(uint32_t bar, uint32_t parity) {
   uint32_t done;
-  asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2, %3;\nselp.u32 %0, 1, 0, p;\n}\n"
+  asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
                : "=r"(done)
-               : "r"(bar), "r"(parity), "r"(10000000u)
+               : "r"(bar), "r"(parity)
                : "memory");
   return done != 0;
 }
