@@ -317,16 +317,14 @@ const WGH64_EFF: f64 = 0.35;
 /// multiply-adds per SM per second against 3 TB/s). Efficiencies and costs
 /// fitted to the H100 sweep in bench/explore (run 1: bf16, 23 shapes; the
 /// choice is within 8% of the best variant there except M = 32): 128 x 256
-/// 1.0, 128 x 192 1.0 (bench/explore/matmul_wide_pick.py, interleaved: per
-/// multiply-add 0-4% faster than 256 while 256 had 3 stages to its 4; since
-/// the 256-wide tile got its fourth stage the two run about level on the
-/// shapes between them, bench/explore/matmul-variants-h100-stages4.log; on
-/// the H200, interleaved kernel times in bench/explore/tf32-llm/, it ran at
-/// about 0.98 of the 256-wide tile per multiply-add: the 1.03 it had with a
-/// K-major B put 4096 x 4096 x 14336 (M x K x N, W^T) on it, 3% slower in
-/// bfloat16 and 4% in TF32; of 12 other shapes it moved, 8 of 9 in
-/// bfloat16 ran level or up to 2% faster on 256-wide tiles, one 2.7% slower
-/// within its rounds' spread, and 3 in TF32 4-6% faster), 128 x 128 0.80,
+/// 1.0, 128 x 192 1.0 (it had 1.03 with a K-major B, from
+/// bench/explore/matmul_wide_pick.py while the 256-wide tile had 3 stages to
+/// its 4; since that fourth stage the two run about level,
+/// bench/explore/matmul-variants-h100-stages4.log. On the H200, in
+/// interleaved kernel times (bench/explore/tf32-llm/), the 1.03 put 4096 x
+/// 4096 x 14336 (M x K x N, W^T) on 192-wide tiles, 3% slower in bfloat16
+/// and 4% in TF32; 0.98, the fit per multiply-add there, would move 8192 x
+/// 4096 x 14336 to 256-wide ones, 2-3% slower in bfloat16), 128 x 128 0.80,
 /// 128 x 64 0.55, ping-pong a little below cooperative (the turn-taking costs
 /// more than the hidden epilogue saves at these sizes).
 ///
