@@ -4,8 +4,7 @@
 # a long TF32 product heats the GPU for the next).
 set -u
 SECONDS=0
-export PYTHONPATH=$PWD/python_loader MYNS_LIBRARY=$PWD/.gpu/libmyns.so LD_LIBRARY_PATH=$(python3 -c 'import torch,os;print(os.path.join(os.path.dirname(torch.__file__),"lib"))'):/usr/local/nvidia/lib64
-[ -f .gpu/libmyns.so ] || xz -dk .gpu/libmyns.so.xz
+source bench/explore/tf32-llm/env.sh
 timeout 250 python3 bench/explore/matmul_kernel_times.py --set tf32pairs --calls 20 --variants wg256c1,wg256c2,wg192c1,wg192c2 > $OUT/pairs-fwd.log 2>&1; echo "fwd exit $? at $SECONDS s"
 timeout 250 python3 bench/explore/matmul_kernel_times.py --set tf32pairs --calls 20 --variants wg192c2,wg192c1,wg256c2,wg256c1 > $OUT/pairs-rev.log 2>&1; echo "rev exit $? at $SECONDS s"
 grep "kernels" $OUT/pairs-fwd.log | head -80

@@ -3,8 +3,7 @@
 # against cuBLAS's.
 set -u
 SECONDS=0
-export PYTHONPATH=$PWD/python_loader MYNS_LIBRARY=$PWD/.gpu/libmyns.so LD_LIBRARY_PATH=$(python3 -c 'import torch,os;print(os.path.join(os.path.dirname(torch.__file__),"lib"))'):/usr/local/nvidia/lib64
-[ -f .gpu/libmyns.so ] || xz -dk .gpu/libmyns.so.xz
+source bench/explore/tf32-llm/env.sh
 MYNS_GIT_COMMIT=$(cat .gpu/COMMIT) timeout 200 python3 bench/bench_matmul.py --rounds 5 --out $OUT/mm --command "python bench/bench_matmul.py --rounds 5 --out /root/out/mm" > $OUT/mm.out 2>&1; echo "bench exit $? at $SECONDS s"
 grep -A10 "by class" $OUT/mm/*.md 2>/dev/null | head -12
 timeout 150 python3 bench/explore/matmul_variants.py --only tf32llm --out $OUT > $OUT/variants-tf32llm.log 2>&1; echo "variants exit $? at $SECONDS s"
