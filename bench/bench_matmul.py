@@ -84,6 +84,11 @@ def problems(quick: bool):
         # Qwen2-7B's gate/up weight as nn.Linear holds it: 296 column strips.
         for m in [1, 16]:
             P.append(("decode", "bf16", 1, m, 3584, 18944, "nk"))
+        # Down projections on fewer strips than SMs: Llama-3.2-1B's (8192 to
+        # 2048: 32 strips) and Qwen2-7B's (18944 to 3584: 56).
+        for k, n in [(8192, 2048), (18944, 3584)]:
+            for m in [1, 16]:
+                P.append(("decode", "bf16", 1, m, k, n, "nk"))
         for kind in ["tf32", "f32"]:
             for m in [1, 16, 128]:
                 P.append(("decode", kind, 1, m, 4096, 4096, "kn"))

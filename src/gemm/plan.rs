@@ -673,54 +673,73 @@ pub(crate) fn skinny_smem(mt: i64) -> u32 {
     (SKINNY_WARPS * mt * 8 * SKINNY_NW * 4) as u32
 }
 
-/// Whether a skinny product streams through the TMA build (one block per
-/// 64-column strip and batch, and per K range: `skinny_tma_plan`): from 64 strips on, where
-/// cuBLAS's decode kernels run 64 to 128 blocks the same way. On the H100
-/// (bench/explore/skinny/README.md, run 8) 16-bit weights ran 1.03 to 1.14
-/// times as fast as on the register build with the L2 clean and 0.99 to
-/// 1.05 times after do_bench's dirty-L2 flush, from N = 4096 (64 strips) to
-/// LM heads. Fewer strips would leave SMs idle without the register build's
-/// cluster split of K. float32's FFMA consumers do M multiply-adds per
-/// weight, so with fewer strips than SMs it streams at M = 1, and at M = 9
-/// to 16 where `skinny_tma_plan` splits K over two blocks per strip
-/// (`bench/explore/matmul-variants-h100-f32decode-da38d07.log`, unsplit:
-/// against 4096 x 4096, M = 1 1.04-1.09x the register build, M = 8 0.47x,
-/// M = 16 0.84x; M = 16 against 4096 x 14336, 224 strips, 1.27x. On the
-/// H200, split: M = 16 1.31x, M = 8 0.74x).
+/// Whether a skinny product streams through the TMA build (blocks per
+/// 64-column strip and batch, and per K range: `skinny_tma_plan`). 16-bit
+/// weights: from 16 strips (N = 1024) on, where `skinny_tma_plan` splits K
+/// over clusters so that at least 0.4 blocks per SM stream. On the H200
+/// (bench/explore/decode-split/, `results/few-*`; L2 clean / after
+/// do_bench's flush) the register build, whose cluster split ran there
+/// before, streamed at 0.49-0.79 / 0.59-0.93 of cuBLAS from 16 to 56 strips
+/// and the streaming build split so at 0.86-1.07 / 1.02-1.18 (M = 1 and 16
+/// against 8192 x 2048, 16384 x 2048, 3584 x 3584, 8192 x 3584, 4096 x
+/// 1024, 14336 x 1024, 18944 x 3584). Below 16 strips the register build
+/// stays. From 64 strips (bench/explore/skinny/README.md, run 8, H100): the
+/// streaming build ran 1.03 to 1.14 times as fast as the register build
+/// with the L2 clean and 0.99 to 1.05 times after the flush, up to LM heads.
+/// float32's FFMA consumers do M multiply-adds per weight, so with fewer
+/// strips than SMs it streams at M = 1 (from 16 strips: 8192 x 2048 at 1.00
+/// / 1.07 of cuBLAS split in two, the register build 0.65 / 0.70), and from
+/// 64 strips at M = 9 to 16 where `skinny_tma_plan` splits K over two
+/// blocks per strip (`bench/explore/matmul-variants-h100-f32decode-da38d07.log`,
+/// unsplit: against 4096 x 4096, M = 1 1.04-1.09x the register build, M = 8
+/// 0.47x, M = 16 0.84x; M = 16 against 4096 x 14336, 224 strips, 1.27x. On
+/// the H200, split: M = 16 1.31x, M = 8 0.74x).
 pub(crate) fn skinny_tma(m: i64, n: i64, batch: i64, f32: bool, sms: i64) -> bool {
     let strips = skinny_strips(n, batch);
-    strips >= 64 && (!f32 || m == 1 || strips >= sms || (m > 8 && 2 * strips <= sms))
+    if f32 {
+        (m == 1 && strips >= 16) || (strips >= 64 && (strips >= sms || (m > 8 && 2 * strips <= sms)))
+    } else {
+        strips >= 16
+    }
 }
 
-/// The streaming build's plan: K split over a cluster of 2 blocks for
-/// float32 where the strips leave half the SMs idle (`2 strips <= sms`,
-/// at least 8 stages per block), else one block per strip. float32's FFMA
-/// consumers, not the stream, limit it there: on the H200 against 4096 x
-/// 4096 (64 strips), M = 16 ran at 2.27 TB/s split against 1.74 on the
-/// register build, M = 1 at 2.73 against 2.62 unsplit; a split of 16-bit
-/// weights, whose mma consumers keep up, lost 3-12% (bf16 M = 1 1.90-1.97
-/// against 2.22), and 4 blocks lost everywhere
-/// (`bench/explore/matmul-variants-h200-skinny-split.log`). A range is a
-/// whole number of stages (128 bytes of K): TMA fills only K's end with
-/// zeros, so no block's boxes may reach into the next block's range.
-/// `forced_ranks` overrides (rounded up to a size the kernel takes).
+/// The streaming build's plan. Blocks per strip (a cluster splitting K):
+/// the fewest of 1, 2 and 4 that give 0.4 blocks per SM (53 on 132 SMs),
+/// then 2 instead of 1 where two blocks per strip still fit the SMs at
+/// once and K is long (16-bit: 4096 per block; float32, whose FFMA
+/// consumers limit it: 8 stages per block). Each block keeps 8 stages. One
+/// SM streams about 50 GB/s here, so few blocks cannot reach the DRAM's
+/// rate; but a split costs a cluster reduction and ring fills, which long
+/// K repays. On the H200 (bench/explore/decode-split/, L2 clean / after
+/// do_bench's flush; 16-bit, ratios to one block per strip): 11008 to
+/// 14336 x 4096 (64 strips) in two 1.02-1.09 / 0.99-1.02, 18944 x 3584
+/// (56) 1.26-1.44 / 1.21-1.36 (against the register build), 8192 x 4096
+/// 1.00-1.04 / 0.98-0.99, 4096 x 4096 0.94-0.95 / 0.91-0.98; 4 ways lost
+/// 7-30% on 32 to 64 strips, where 2 do, and won only at 16 (4096 x 1024
+/// and 14336 x 1024: 1.16 and 1.52 against 2 ways). A range is a whole number of stages (128
+/// bytes of K): TMA fills only K's end with zeros, so no block's boxes may
+/// reach into the next block's range. `forced_ranks` overrides (rounded up
+/// to a size the kernel takes).
 ///
-/// The ring (one block per strip; shallower rings let more blocks share an
-/// SM): 16 stages (147 KB, one block per SM) where the strips fill at most
-/// half the SMs; 4 (47-58 KB, three or four blocks per SM) from one and a
-/// half strips per SM (float32: two) to three; else 8 (two blocks per SM).
-/// On the H200 (bench/explore/skinny/README.md, runs 9-12, 16-bit, L2 clean
-/// / after do_bench's flush), against 16 stages: 8 streamed 1-11% faster
-/// from 96 strips (N = 6144) to LM heads and 5-13% slower at 64 (N = 4096:
-/// 64 blocks need the deeper ring); against 8, 4 streamed 1-6% faster at
-/// 224 strips (N = 14336), within 3% either way at 192 and 256, 3-19%
-/// faster from 272 to 384 (where two blocks per SM leave a second, short
-/// wave), 18-21% slower from 416 on and 2-25% slower up to 172. float32
-/// (FFMA consumers; `results/ring-h200-*.txt`, the library): 8 against 16
-/// at 224 strips 1.02-1.20x, and 4 against 8 0.98x (M = 1) and 0.81x (M =
-/// 16) there, but 1.10x and 1.26x at 296 strips; at 64 strips, split in
-/// two, M = 16 ran 4% slower on 8 than on 16. `forced_stages` (one of
-/// `SKINNY_TMA_STAGES`) overrides.
+/// The ring (shallower rings let more blocks share an SM): 16 stages (147
+/// KB, one block per SM) where the blocks fill at most half the SMs, or
+/// for float32 at 9 to 16 rows split in two; 4 (47-58 KB, three or four
+/// blocks per SM) from one and a half strips per SM (float32: two) to
+/// three; else 8 (two blocks per SM). On the H200
+/// (bench/explore/skinny/README.md, runs 9-12, 16-bit, L2 clean / after
+/// do_bench's flush), against 16 stages: 8 streamed 1-11% faster from 96
+/// strips (N = 6144) to LM heads and 5-13% slower at 64 (N = 4096: 64
+/// blocks need the deeper ring); against 8, 4 streamed 1-6% faster at 224
+/// strips (N = 14336), within 3% either way at 192 and 256, 3-19% faster
+/// from 272 to 384 (where two blocks per SM leave a second, short wave),
+/// 18-21% slower from 416 on and 2-25% slower up to 172. Split in two
+/// (decode-split/, L2 clean): 64 or 56 strips (112-128 blocks) within 1%
+/// to 10% faster on 8 than on 16 (16-bit, and float32 at M = 1), 32
+/// strips (64 blocks) 4-9% slower. float32 (FFMA consumers; `results/ring-h200-*.txt`, the
+/// library): 8 against 16 at 224 strips 1.02-1.20x, and 4 against 8 0.98x
+/// (M = 1) and 0.81x (M = 16) there, but 1.10x and 1.26x at 296 strips; at
+/// 64 strips, split in two, M = 16 ran 3-4% slower on 8 than on 16.
+/// `forced_stages` (one of `SKINNY_TMA_STAGES`) overrides.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn skinny_tma_plan(
     m: i64,
@@ -739,14 +758,23 @@ pub(crate) fn skinny_tma_plan(
     let strips = skinny_strips(n, batch);
     let ranks = match forced_ranks {
         Some(r) => cluster_at_least(r),
-        None if elem == 4 && 2 * strips <= sms && k / 2 >= 8 * bk => 2,
-        None => 1,
+        None => {
+            let fits = |c: i64| c == 1 || k / c >= 8 * bk;
+            let few = [1, 2, 4].into_iter().filter(|&c| fits(c));
+            let r = few.clone().find(|&c| 5 * strips * c >= 2 * sms).unwrap_or_else(|| few.last().unwrap_or(1));
+            let long_k = if elem == 4 { 8 * bk } else { 4096 };
+            if r == 1 && 2 * strips <= sms && k / 2 >= long_k {
+                2
+            } else {
+                r
+            }
+        }
     };
     let k_chunk = cdiv(cdiv(k, ranks), bk) * bk;
     let [deep, mid, shallow] = SKINNY_TMA_STAGES;
     // Where the 4-stage ring starts, in half strips: past 1.5 strips per SM (float32: 2).
     let shallow_from = if elem == 2 { 3 * sms } else { 4 * sms };
-    let stages = forced_stages.unwrap_or(if 2 * strips <= sms {
+    let stages = forced_stages.unwrap_or(if 2 * strips * ranks <= sms || (elem == 4 && m > 8 && ranks > 1) {
         deep
     } else if 2 * strips > shallow_from && strips <= 3 * sms {
         shallow
@@ -1081,11 +1109,29 @@ mod tests {
 
     #[test]
     fn streaming_skinny_plans_split_k_into_whole_stages() {
-        // float32 on 64 strips: two K ranges (128 blocks); 224 strips, or
-        // 16-bit weights: one.
-        assert_eq!(skinny_tma_plan(1, 4096, 4096, 1, 4, SMS, None, None).unwrap(), SkinnyPlan { ranks: 2, k_chunk: 2048, mt: 1, stages: 16 });
+        // float32 on 64 strips: two K ranges (128 blocks, on 8 stages); 224
+        // strips, or 16-bit weights with K = 4096: one.
+        assert_eq!(skinny_tma_plan(1, 4096, 4096, 1, 4, SMS, None, None).unwrap(), SkinnyPlan { ranks: 2, k_chunk: 2048, mt: 1, stages: 8 });
         assert_eq!(skinny_tma_plan(16, 14336, 4096, 1, 4, SMS, None, None).unwrap().ranks, 1);
         assert_eq!(skinny_tma_plan(1, 4096, 4096, 1, 2, SMS, None, None).unwrap(), SkinnyPlan { ranks: 1, k_chunk: 4096, mt: 1, stages: 16 });
+        // 16-bit: two ranges where K is long (4096 per block) and 2 blocks per
+        // strip fit the SMs; enough blocks for 0.4 per SM on few strips.
+        let plan = |m, n, k| {
+            let p = skinny_tma_plan(m, n, k, 1, 2, SMS, None, None).unwrap();
+            (p.ranks, p.k_chunk, p.stages)
+        };
+        assert_eq!(plan(1, 4096, 14336), (2, 7168, 8));
+        assert_eq!(plan(16, 4096, 8192), (2, 4096, 8));
+        assert_eq!(plan(1, 4096, 8128), (1, 8128, 16));
+        assert_eq!(plan(1, 3584, 18944), (2, 9472, 8)); // 56 strips
+        assert_eq!(plan(1, 3584, 3584), (1, 3584, 16));
+        assert_eq!(plan(1, 2048, 8192), (2, 4096, 16)); // 32 strips: 64 blocks
+        assert_eq!(plan(16, 1024, 14336), (4, 3584, 16)); // 16 strips: 64 blocks
+        assert_eq!(plan(1, 1024, 2048), (4, 512, 16));
+        assert_eq!(plan(1, 1024, 1024), (2, 512, 16)); // 8 stages per block at least
+        assert_eq!(plan(1, 8448, 14336).0, 1); // 132 strips
+        // float32 at 9-16 rows split in two keeps the deep ring.
+        assert_eq!(skinny_tma_plan(16, 4096, 14336, 1, 4, SMS, None, None).unwrap().stages, 16);
         // Ranges of whole stages: 32 k for float32, 64 for 16-bit (forced).
         assert_eq!(skinny_tma_plan(9, 4096, 4100, 1, 4, SMS, None, None).unwrap(), SkinnyPlan { ranks: 2, k_chunk: 2080, mt: 2, stages: 16 });
         assert_eq!(skinny_tma_plan(1, 4096, 4100, 1, 2, SMS, Some(2), None).unwrap().k_chunk, 2112);
@@ -1099,7 +1145,7 @@ mod tests {
         let stages = |n, elem, forced| skinny_tma_plan(1, n, 4096, 1, elem, SMS, None, forced).unwrap().stages;
         let auto: Vec<i64> = [4096, 4224, 4288, 12672, 12736, 14336, 18944, 25344, 25408, 28672, 128256].iter().map(|&n| stages(n, 2, None)).collect();
         assert_eq!(auto, [16, 16, 8, 8, 4, 4, 4, 4, 8, 8, 8]);
-        assert_eq!((stages(4096, 4, None), stages(14336, 4, None), stages(16896, 4, None), stages(16960, 4, None)), (16, 8, 8, 4));
+        assert_eq!((stages(4096, 4, None), stages(14336, 4, None), stages(16896, 4, None), stages(16960, 4, None)), (8, 8, 8, 4));
         assert_eq!((stages(4096, 2, Some(8)), stages(14336, 2, Some(16)), stages(14336, 2, Some(4))), (8, 16, 4));
         assert_eq!(forced_skinny_tma("skinny_tma"), Some(None));
         assert_eq!((forced_skinny_tma("skinny_tma8"), forced_skinny_tma("skinny_tma4")), (Some(Some(8)), Some(Some(4))));
@@ -1119,11 +1165,13 @@ mod tests {
         assert_eq!(skinny_plan(1, 64, 1000, 1, SMS, None).unwrap().ranks, 1);
         assert_eq!(skinny_plan(1, 64, 600, 1, SMS, Some(3)).unwrap().ranks, 4);
         assert_eq!(skinny_plan(17, 64, 600, 1, SMS, None), None);
-        // The streaming build from 64 strips (N = 4096, or batches of strips).
-        assert!(skinny_tma(16, 4096, 1, false, SMS) && skinny_tma(1, 128256, 1, false, SMS) && skinny_tma(1, 1024, 4, false, SMS));
-        assert!(!skinny_tma(1, 4032, 1, false, SMS) && !skinny_tma(1, 64, 63, false, SMS));
-        // float32: M = 1, or strips enough for every SM.
-        assert!(skinny_tma(1, 4096, 1, true, SMS) && skinny_tma(16, 14336, 1, true, SMS));
+        // 16-bit: the streaming build from 16 strips (N = 1024, or batches of strips).
+        assert!(skinny_tma(16, 4096, 1, false, SMS) && skinny_tma(1, 128256, 1, false, SMS) && skinny_tma(1, 256, 4, false, SMS));
+        assert!(skinny_tma(16, 1024, 1, false, SMS) && skinny_tma(1, 64, 16, false, SMS));
+        assert!(!skinny_tma(1, 960, 1, false, SMS) && !skinny_tma(1, 64, 15, false, SMS));
+        // float32: M = 1 from 16 strips, or strips enough for every SM.
+        assert!(skinny_tma(1, 4096, 1, true, SMS) && skinny_tma(16, 14336, 1, true, SMS) && skinny_tma(1, 2048, 1, true, SMS));
+        assert!(!skinny_tma(1, 960, 1, true, SMS) && !skinny_tma(16, 2048, 1, true, SMS));
         assert!(!skinny_tma(2, 4096, 1, true, SMS) && !skinny_tma(8, 4096, 1, true, SMS) && skinny_tma(16, 4096, 1, true, SMS));
         assert!(!skinny_tma(16, 6400, 1, true, SMS)); // 100 strips: no room to split, FFMA-bound at 16 rows
         for mt in [1, 2] {

@@ -527,12 +527,15 @@ def test_float32_auto_splits_the_fp64_tensor_cores_over_k(kernel_override):
 @pytest.mark.parametrize("variant", ["auto", "skinny_tma", "skinny_tma/2", "skinny_tma/4", "skinny_tma16", "skinny_tma8", "skinny_tma8/2", "skinny_tma4", "skinny"])
 def test_decode_streaming_and_register_builds(kind, variant, kernel_override):
     """Decode (M <= 16) on the skinny kernel's two builds: the TMA-streamed
-    one (`auto` from 64 column strips on; float32 at M = 1, at M = 9-16
-    with K split in two, or from a strip per SM; `/2`, `/4`: K split over a
+    one (`auto` from 16 column strips on, K split over 2 or 4 blocks below
+    53 strips or where K is long; float32 at M = 1, at M = 9-16 with K
+    split in two, or from a strip per SM; `/2`, `/4`: K split over a
     cluster, ranges of whole stages, the last short or empty; `16`, `8`,
     `4`: on that ring, which wraps many times over K = 4096) and the
     register one, both weight layouts, x rows past M and K, N past a stage
-    or strip, and batches."""
+    or strip, and batches. `auto` also takes the automatic splits: 17
+    strips (the last partial) in 4, 32 in 2, 56 in 2 with a short last
+    range."""
     if NO_WG:
         pytest.skip("MYNS_MATMUL_KERNEL=nowg")
     kernel_override("MYNS_MATMUL_KERNEL", variant)
@@ -540,7 +543,8 @@ def test_decode_streaming_and_register_builds(kind, variant, kernel_override):
     torch.manual_seed(11)
     r = lambda *s: torch.randn(*s, dtype=dtype, device="cuda")  # noqa: E731
     for m in [1, 5, 9, 16]:
-        for k, n in [(4096, 4096), (1000, 4104), (72, 8192), (4160, 64)]:
+        shapes = [(4096, 4096), (1000, 4104), (72, 8192), (4160, 64)]
+        for k, n in shapes + ([(2048, 1040), (8192, 2048), (9000, 3584)] if variant == "auto" else []):
             x = r(m, k)
             for w in [r(k, n), r(n, k).t()]:  # N-major, then nn.Linear's K-major
                 poison(m * n, dtype)

@@ -1,0 +1,161 @@
+"""Exploration (2026-11-29): does splitting K over a cluster help the
+streaming skinny build where the strips leave SMs idle (N = 4096: 64
+strips, 64 blocks on 132 SMs), once the L2 is clean?  The earlier split
+sweep (`../matmul-variants-h200-skinny-split.log`) timed do_bench only,
+whose zero-fill flush leaves the L2 dirty and caps every kernel near the
+write-back rate.
+
+Each (shape, variant) is timed both ways in each round, variants and
+cuBLAS rotated between rounds: `clean` = median of 60 calls each after a
+256 MB read (bench_matmul.clean_l2_ms), `zero` = do_bench median. Prints
+GB/s of x + weights + out, medians over rounds, and the error against
+float64 over its elementwise bound.  Also prints cuBLAS's kernels (name,
+grid, block) for each shape from a profiler trace.
+
+    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm]
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
+import myns  # noqa: E402
+from bench_matmul import KINDS, bound_share, clean_l2_ms  # noqa: E402
+
+S64 = ["auto", "skinny_tma16/2", "skinny_tma8/2", "skinny_tma8/4", "skinny_tma4/4"]
+SPLIT = ["auto", "skinny_tma8/2", "skinny_tma16/2"]
+SETS = {}
+SETS["first"] = [
+    ("bf16", 1, 14336, 4096, "kn", S64),
+    ("bf16", 16, 14336, 4096, "kn", S64),
+    ("bf16", 1, 14336, 4096, "nk", S64),
+    ("bf16", 16, 14336, 4096, "nk", S64),
+    ("bf16", 1, 4096, 4096, "kn", S64),
+    ("bf16", 16, 4096, 4096, "kn", S64),
+    ("bf16", 1, 8192, 4096, "nk", S64),
+    ("tf32", 1, 4096, 4096, "kn", ["auto", "skinny_tma8/2", "skinny_tma8/4", "skinny_tma4/4", "skinny_tma16"]),
+    ("tf32", 1, 14336, 4096, "kn", ["auto", "skinny_tma16/2", "skinny_tma8/2", "skinny_tma8/4", "skinny_tma4/4"]),
+    ("bf16", 16, 4096, 14336, "kn", ["auto", "skinny_tma8", "skinny_tma4/2", "skinny_tma8/2"]),
+    ("bf16", 1, 4096, 14336, "kn", ["auto", "skinny_tma8", "skinny_tma4/2", "skinny_tma8/2"]),
+]
+# Where does the split start to pay (K per block), and does it at 56 and 80 strips?
+SETS["confirm"] = [
+    (kind, m, k, n, lay, SPLIT)
+    for kind, m, k, n, lay in [
+        ("bf16", 1, 8192, 4096, "kn"), ("bf16", 16, 8192, 4096, "nk"),
+        ("bf16", 1, 11008, 4096, "nk"), ("bf16", 16, 11008, 4096, "kn"),
+        ("bf16", 1, 12288, 4096, "kn"), ("bf16", 16, 12288, 4096, "nk"),
+        ("bf16", 8, 14336, 4096, "nk"), ("f16", 1, 14336, 4096, "kn"),
+        ("bf16", 1, 18944, 3584, "nk"), ("bf16", 16, 18944, 3584, "kn"),
+        ("bf16", 1, 13824, 5120, "nk"), ("bf16", 1, 28672, 8192, "nk"),
+        ("tf32", 16, 4096, 4096, "kn"), ("tf32", 16, 14336, 4096, "kn"),
+        ("f32", 1, 4096, 4096, "kn"), ("f32", 8, 4096, 4096, "nk"),
+    ]
+]
+# Fewer than 64 strips (N < 4096), where the register build runs today
+# (its own cluster split), against the streaming build split 1, 2 or 4 ways.
+FEW = ["auto", "skinny_tma16", "skinny_tma16/2", "skinny_tma8/2", "skinny_tma16/4", "skinny_tma4/4"]
+SETS["few"] = [
+    (kind, m, k, n, lay, FEW + (["skinny_tma16/8"] if n <= 1024 else []))
+    for kind, m, k, n, lay in [
+        ("bf16", 1, 2048, 2048, "kn"), ("bf16", 1, 4096, 2048, "nk"), ("bf16", 1, 8192, 2048, "nk"),
+        ("bf16", 16, 8192, 2048, "kn"), ("bf16", 1, 16384, 2048, "kn"),
+        ("bf16", 1, 3584, 3584, "nk"), ("bf16", 16, 3584, 3584, "kn"), ("bf16", 1, 8192, 3584, "nk"),
+        ("bf16", 1, 4096, 1024, "nk"), ("bf16", 16, 14336, 1024, "kn"),
+        ("bf16", 1, 6144, 4096, "kn"), ("bf16", 1, 10240, 4096, "nk"),
+        ("f32", 1, 8192, 2048, "kn"),
+    ]
+]
+
+
+def operands(kind, m, k, n, lay):
+    dtype = KINDS[kind][0]
+    a = torch.randn(m, k, device="cuda", dtype=dtype)
+    b = torch.randn(n, k, device="cuda", dtype=dtype).t() if lay == "nk" else torch.randn(k, n, device="cuda", dtype=dtype)
+    return a, b
+
+
+def cublas_kernels(a, b):
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(3):
+            torch.matmul(a, b)
+        torch.cuda.synchronize()
+    path = tempfile.mktemp(suffix=".json")
+    prof.export_chrome_trace(path)
+    with open(path) as f:
+        ev = json.load(f)["traceEvents"]
+    os.unlink(path)
+    seen = []
+    for e in ev:
+        if e.get("cat") == "kernel":
+            s = f"{e['name'][:90]} grid {e['args'].get('grid')} block {e['args'].get('block')} smem {e['args'].get('shared memory')} {e.get('dur')} us"
+            if s.split(" us")[0] not in [x.split(" us")[0] for x in seen]:
+                seen.append(s)
+    return seen
+
+
+def main():
+    from triton.testing import do_bench
+
+    p = argparse.ArgumentParser()
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--out", default="")
+    p.add_argument("--set", default="first", choices=sorted(SETS))
+    args = p.parse_args()
+    rows = []
+    for kind, m, k, n, lay, variants in SETS[args.set]:
+        torch.backends.cuda.matmul.allow_tf32 = KINDS[kind][1]
+        torch.manual_seed(m + k + n)
+        a, b = operands(kind, m, k, n, lay)
+        gbytes = (m * k + k * n + m * n) * a.element_size() / 1e9
+        names = ["torch"] + variants
+        t = {v: {"clean": [], "zero": []} for v in names}
+        err = {}
+        for r in range(args.rounds):
+            order = names[r % len(names):] + names[: r % len(names)]
+            for v in order:
+                if v == "torch":
+                    fn = lambda: torch.matmul(a, b)  # noqa: E731
+                    myns.set_override("MYNS_MATMUL_KERNEL", None)
+                else:
+                    myns.set_override("MYNS_MATMUL_KERNEL", v)
+                    fn = lambda: myns.matmul(a, b)  # noqa: E731
+                try:
+                    out = fn()
+                    torch.cuda.synchronize()
+                    if v != "torch" and v not in err:
+                        err[v] = bound_share(out, a, b, kind)[0]
+                    t[v]["clean"].append(clean_l2_ms(fn))
+                    t[v]["zero"].append(do_bench(fn, warmup=10, rep=40, return_mode="median"))
+                except Exception as e:
+                    print(f"  {v}: {type(e).__name__}: {str(e)[:160]}", flush=True)
+                    t[v]["clean"].append(float("nan"))
+                    t[v]["zero"].append(float("nan"))
+        myns.set_override("MYNS_MATMUL_KERNEL", None)
+        med = {v: {f: statistics.median(t[v][f]) for f in ("clean", "zero")} for v in names}
+        print(f"\n{kind} {m}x{k}x{n} {lay}  (GB/s clean / zero; ratio = cuBLAS time / ours)")
+        for v in names:
+            c, z = med[v]["clean"], med[v]["zero"]
+            rc, rz = med["torch"]["clean"] / c, med["torch"]["zero"] / z
+            spread = " ".join(f"{gbytes / x * 1e3:.0f}" for x in t[v]["clean"])
+            print(f"  {v:>15}: {gbytes / c * 1e3:6.0f} / {gbytes / z * 1e3:6.0f}  ratio {rc:5.3f} / {rz:5.3f}  err/bound {err.get(v, float('nan')):.2f}  clean rounds {spread}", flush=True)
+            rows.append({"kind": kind, "m": m, "k": k, "n": n, "lay": lay, "variant": v, "clean_ms": t[v]["clean"], "zero_ms": t[v]["zero"], "err": err.get(v)})
+        for line in cublas_kernels(a, b):
+            print("  cuBLAS:", line)
+        del a, b
+    if args.out:
+        with open(os.path.join(args.out, "split.json"), "w") as f:
+            json.dump({"gpu": torch.cuda.get_device_name(), "rows": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
