@@ -129,12 +129,15 @@ fn launch_tma(p: &SkinnyParams, dtype: DType, w_k: bool, plan: SkinnyPlan, devic
     let atom = (128 / es) as u32;
     let (w_dims, w_box) = if w_k { ([k, n, batch], [atom, SKINNY_NW as u32, 1]) } else { ([n, k, batch], [atom, atom, 1]) };
     let w_pitch = stride(p.sw, w_dims[1], w_dims[0]);
-    // 256-byte L2 promotion (the product kernels take 128: GEMM_L2_PROMOTION):
-    // the stream reads each weight row whole, once; not measured with less.
-    let wide = sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
-    let tm_w = tensor_map(dtype, false, p.w, w_dims, [w_pitch, stride(p.swb, batch, w_dims[1] * w_pitch / es)], w_box, wide)?;
+    // 128-byte L2 promotion, as the product kernels (GEMM_L2_PROMOTION). On
+    // the H200 against 256 (bench/explore/decode-split/, prom.sh, 5 rounds;
+    // L2 clean / after do_bench's flush): 14336 x 4096 at M = 1 1.07 /
+    // 1.01, LM heads 1.03-1.04 / 1.00, float32 4096 x 4096 1.02 / 1.03, the
+    // other decode shapes within 1.7% either way.
+    let promotion = sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+    let tm_w = tensor_map(dtype, false, p.w, w_dims, [w_pitch, stride(p.swb, batch, w_dims[1] * w_pitch / es)], w_box, promotion)?;
     let x_pitch = stride(p.sxm, m, k);
-    let tm_x = tensor_map(dtype, false, p.x, [k, m, batch], [x_pitch, stride(p.sxb, batch, m * x_pitch / es)], [atom, 8 * mt as u32, 1], wide)?;
+    let tm_x = tensor_map(dtype, false, p.x, [k, m, batch], [x_pitch, stride(p.sxb, batch, m * x_pitch / es)], [atom, 8 * mt as u32, 1], promotion)?;
     let ring = SKINNY_TMA_STAGES.iter().position(|&s| s == plan.stages).ok_or_else(|| Error::runtime(format!("no streaming skinny build with {} stages", plan.stages)))?;
     let kernel = &SKINNY_TMA_KERNELS[dtype_index(dtype)][!w_k as usize][(mt - 1).clamp(0, 1) as usize][ring];
     let smem = skinny_tma_smem(mt, plan.stages);

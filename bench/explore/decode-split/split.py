@@ -77,6 +77,18 @@ SETS["few"] = [
 # The library's automatic choice after a0009f3, on every shape above.
 SETS["auto"] = [(kind, m, k, n, lay, ["auto"]) for name in ("first", "confirm", "few") for kind, m, k, n, lay, _ in SETS[name]]
 
+# Libraries built with other L2 promotions on the weights' tensor map (run
+# as separate processes, one round each, rotated: prom.sh).
+SETS["prom"] = [
+    (kind, m, k, n, lay, ["auto"])
+    for kind, m, k, n, lay in [
+        ("bf16", 1, 4096, 14336, "kn"), ("bf16", 16, 4096, 14336, "kn"), ("bf16", 1, 4096, 14336, "nk"),
+        ("bf16", 1, 14336, 4096, "kn"), ("bf16", 16, 14336, 4096, "nk"), ("bf16", 1, 4096, 4096, "kn"),
+        ("bf16", 16, 4096, 4096, "kn"), ("bf16", 1, 8192, 2048, "nk"), ("bf16", 1, 4096, 32000, "nk"),
+        ("bf16", 1, 4096, 128256, "nk"), ("f32", 1, 4096, 4096, "kn"),
+    ]
+]
+
 
 def operands(kind, m, k, n, lay):
     dtype = KINDS[kind][0]
