@@ -17,7 +17,7 @@
 //
 // The streaming build (`skinny_tma`, weights whose rows TMA can address):
 // the same strips and mmas (FFMA for float32) and the same cluster split of
-// K (float32 only, by src/gemm/plan.rs), but the weights and x arrive by TMA
+// K (where src/gemm/plan.rs asks for one), but the weights and x arrive by TMA
 // in a ring of shared-memory stages that one producer warp keeps full, so a
 // steady 150 KB or so per SM is in flight where the register build's loads come
 // in bursts (cuBLAS's decode kernels stream the same way; on the H100 with
@@ -73,7 +73,7 @@ static_assert(NW == 64, "the fragment maps below cover 64 columns per warp");
 // a multiple of the warps, each stage always has the same consumer, and no
 // warp waits on a phase two ahead.
 // (STAGES: 16, 8 or 4, so that one, two or three to four blocks fit on an
-// SM: src/gemm/plan.rs `skinny_tma_plan` picks by the strips.)
+// SM: src/gemm/plan.rs `skinny_tma_plan` picks by the blocks.)
 constexpr int TMA_CW = MYNS_SKINNY_TMA_CW, TMA_THREADS = (TMA_CW + 1) * 32;
 
 // ---- PTX (replaced by tests/matmul_emulation/emu_skinny.h)
