@@ -89,6 +89,16 @@ SETS["prom"] = [
     ]
 ]
 
+# The ring at 192-256 strips after the 128-byte promotion (8d46929).
+SETS["ring16"] = [
+    (kind, m, k, n, lay, ["auto", "skinny_tma8", "skinny_tma4"])
+    for kind, m, k, n, lay in [
+        ("bf16", 16, 4096, 14336, "kn"), ("bf16", 16, 4096, 14336, "nk"), ("bf16", 8, 4096, 14336, "nk"),
+        ("bf16", 1, 4096, 14336, "kn"), ("bf16", 16, 4096, 12288, "nk"), ("bf16", 16, 4096, 16384, "nk"),
+        ("bf16", 16, 3584, 18944, "nk"),
+    ]
+]
+
 
 def operands(kind, m, k, n, lay):
     dtype = KINDS[kind][0]
