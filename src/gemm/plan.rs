@@ -705,41 +705,41 @@ pub(crate) fn skinny_tma(m: i64, n: i64, batch: i64, f32: bool, sms: i64) -> boo
 
 /// The streaming build's plan. Blocks per strip (a cluster splitting K):
 /// the fewest of 1, 2 and 4 that give 0.4 blocks per SM (53 on 132 SMs),
-/// then 2 instead of 1 where two blocks per strip still fit the SMs at
-/// once and K is long (16-bit: 4096 per block; float32, whose FFMA
-/// consumers limit it: 8 stages per block). Each block keeps 8 stages. One
+/// then 2 instead of 1 where two blocks per strip still fit the SMs at once
+/// and K is long (16-bit: 4096 per block; float32, whose FFMA consumers
+/// limit it: 8 stages per block). Every range keeps 8 stages at least. One
 /// SM streams about 50 GB/s here, so few blocks cannot reach the DRAM's
-/// rate; but a split costs a cluster reduction and ring fills, which long
-/// K repays. On the H200 (bench/explore/decode-split/, L2 clean / after
-/// do_bench's flush; 16-bit, ratios to one block per strip): 11008 to
-/// 14336 x 4096 (64 strips) in two 1.02-1.09 / 0.99-1.02, 18944 x 3584
-/// (56) 1.26-1.44 / 1.21-1.36 (against the register build), 8192 x 4096
+/// rate; but a split costs a cluster reduction and ring fills, which long K
+/// repays. On the H200 (bench/explore/decode-split/, L2 clean / after
+/// do_bench's flush; 16-bit, ratios to one block per strip): 11008 to 14336
+/// x 4096 (64 strips) in two 1.02-1.09 / 0.99-1.02, 18944 x 3584 (56)
+/// 1.26-1.44 / 1.21-1.36 (against the register build), 8192 x 4096
 /// 1.00-1.04 / 0.98-0.99, 4096 x 4096 0.94-0.95 / 0.91-0.98; 4 ways lost
 /// 7-30% on 32 to 64 strips, where 2 do, and won only at 16 (4096 x 1024
-/// and 14336 x 1024: 1.16 and 1.52 against 2 ways). A range is a whole number of stages (128
-/// bytes of K): TMA fills only K's end with zeros, so no block's boxes may
-/// reach into the next block's range. `forced_ranks` overrides (rounded up
-/// to a size the kernel takes).
+/// and 14336 x 1024: 1.16 and 1.52 against 2 ways). A range is a whole
+/// number of stages (128 bytes of K): TMA fills only K's end with zeros, so
+/// no block's boxes may reach into the next block's range. `forced_ranks`
+/// overrides (rounded up to a size the kernel takes).
 ///
 /// The ring (shallower rings let more blocks share an SM): 16 stages (147
-/// KB, one block per SM) where the blocks fill at most half the SMs, or
-/// for float32 at 9 to 16 rows split in two; 4 (47-58 KB, three or four
-/// blocks per SM) from one and a half strips per SM (float32: two) to
-/// three; else 8 (two blocks per SM). On the H200
-/// (bench/explore/skinny/README.md, runs 9-12, 16-bit, L2 clean / after
-/// do_bench's flush), against 16 stages: 8 streamed 1-11% faster from 96
-/// strips (N = 6144) to LM heads and 5-13% slower at 64 (N = 4096: 64
-/// blocks need the deeper ring); against 8, 4 streamed 1-6% faster at 224
-/// strips (N = 14336), within 3% either way at 192 and 256, 3-19% faster
-/// from 272 to 384 (where two blocks per SM leave a second, short wave),
-/// 18-21% slower from 416 on and 2-25% slower up to 172. Split in two
-/// (decode-split/, L2 clean): 64 or 56 strips (112-128 blocks) within 1%
-/// to 10% faster on 8 than on 16 (16-bit, and float32 at M = 1), 32
-/// strips (64 blocks) 4-9% slower. float32 (FFMA consumers; `results/ring-h200-*.txt`, the
-/// library): 8 against 16 at 224 strips 1.02-1.20x, and 4 against 8 0.98x
-/// (M = 1) and 0.81x (M = 16) there, but 1.10x and 1.26x at 296 strips; at
-/// 64 strips, split in two, M = 16 ran 3-4% slower on 8 than on 16.
-/// `forced_stages` (one of `SKINNY_TMA_STAGES`) overrides.
+/// KB, one block per SM) where the blocks fill at most half the SMs, or for
+/// float32 at 9 to 16 rows split in two; 4 (47-58 KB, three or four blocks
+/// per SM) from one and a half strips per SM (float32: two) to three; else
+/// 8 (two blocks per SM). On the H200 (bench/explore/skinny/README.md, runs
+/// 9-12, 16-bit, L2 clean / after do_bench's flush), against 16 stages: 8
+/// streamed 1-11% faster from 96 strips (N = 6144) to LM heads and 5-13%
+/// slower at 64 (N = 4096: 64 blocks need the deeper ring); against 8, 4
+/// streamed 1-6% faster at 224 strips (N = 14336), within 3% either way at
+/// 192 and 256, 3-19% faster from 272 to 384 (where two blocks per SM leave
+/// a second, short wave), 18-21% slower from 416 on and 2-25% slower up to
+/// 172. Split in two (decode-split/, L2 clean): 64 or 56 strips (112-128
+/// blocks) within 1% to 10% faster on 8 than on 16 (16-bit, and float32 at
+/// M = 1), 32 strips (64 blocks) 4-9% slower. float32 (FFMA consumers;
+/// `results/ring-h200-*.txt`, the library): 8 against 16 at 224 strips
+/// 1.02-1.20x, and 4 against 8 0.98x (M = 1) and 0.81x (M = 16) there, but
+/// 1.10x and 1.26x at 296 strips; at 64 strips, split in two, M = 16 ran
+/// 3-4% slower on 8 than on 16. `forced_stages` (one of
+/// `SKINNY_TMA_STAGES`) overrides.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn skinny_tma_plan(
     m: i64,
