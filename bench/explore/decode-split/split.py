@@ -99,6 +99,17 @@ SETS["ring16"] = [
     ]
 ]
 
+# Fewer than 16 strips (N < 1024: grouped-query k/v projections), on the
+# register build today, against the streaming build split 4 or 8 ways.
+SETS["kv"] = [
+    (kind, m, k, n, lay, ["auto", "skinny_tma16/8", "skinny_tma8/8", "skinny_tma16/4", "skinny/4"])
+    for kind, m, k, n, lay in [
+        ("bf16", 1, 4096, 512, "nk"), ("bf16", 16, 4096, 512, "nk"), ("bf16", 1, 3584, 512, "nk"),
+        ("bf16", 1, 2048, 512, "nk"), ("bf16", 1, 5120, 640, "nk"), ("bf16", 1, 8192, 768, "nk"),
+        ("bf16", 1, 4096, 256, "nk"),
+    ]
+]
+
 
 def operands(kind, m, k, n, lay):
     dtype = KINDS[kind][0]
