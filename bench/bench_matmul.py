@@ -92,6 +92,9 @@ def problems(quick: bool):
         for kind in ["tf32", "f32"]:
             for m in [1, 16, 128]:
                 P.append(("decode", kind, 1, m, 4096, 4096, "kn"))
+        # TF32 at 16 rows against long K and wide N (nn.Linear layout).
+        for k, n in [(14336, 4096), (4096, 14336)]:
+            P.append(("decode", "tf32", 1, 16, k, n, "nk"))
     for v in [32000, 32001] + ([] if quick else [50257, 128256]):
         P.append(("lm_head", "bf16", 1, 2048, 4096, v, "nk"))
     for v in [] if quick else [32000, 32001, 128256]:

@@ -29,7 +29,7 @@
 //                                               w: k (w[n][k]) | n (w[k][n]);
 //                                               v: v (16-byte aligned rows) | e (element loads);
 //                                               mt: 1 (M <= 8) | 2 (M <= 16)
-//   mm_skinny_tma_<dt>_<w>_m<mt>_s<stages>(tmW, tmX, SkinnyParams)   dt: f16 | bf16 | f32 (tensor maps: src/gemm/skinny.rs);
+//   mm_skinny_tma_<dt>_<w>_m<mt>_s<stages>(tmW, tmX, SkinnyParams)   dt: f16 | bf16 | f32 | tf32 (tensor maps: src/gemm/skinny.rs);
 //                                               stages: 16 | 8 | 4
 #include <cuda.h>
 
@@ -339,10 +339,11 @@ __device__ __forceinline__ void skinny_gemm(const SkinnyParams& p) {
 // memory; float32's are FFMA, lane l taking columns l and l + 32. Shared
 // memory: the warps' partial sums (`finish`), the stages from the next
 // 1024-byte boundary, then the barriers.
-template <typename T, bool W_K, int MT, int STAGES>
+template <typename T, bool W_K, int MT, int STAGES, bool TF32 = false>
 __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtensorMap* tmX, const SkinnyParams& p) {
   static_assert(STAGES % TMA_CW == 0, "stages are dealt to the consumer warps in turn");
-  constexpr bool F32 = std::is_same<T, float>::value;
+  static_assert(!TF32 || std::is_same<T, float>::value, "TF32 is float32 on the tensor cores");
+  constexpr bool F32 = std::is_same<T, float>::value, FFMA = F32 && !TF32;
   constexpr int BK = 128 / static_cast<int>(sizeof(T)), W_BYTES = BK * NW * sizeof(T), X_BYTES = MT * 8 * 128, STAGE = W_BYTES + X_BYTES;
   const uint32_t raw = smem_addr(shared_base()) + TMA_CW * MT * 8 * NW * 4;
   const uint32_t base = (raw + 1023u) & ~1023u, bars = base + STAGES * STAGE;
@@ -386,7 +387,7 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
       // Reconverged before finish's block barrier, which counts a warp per
       // arrival: lanes 1-31 there before lane 0 would count this warp twice.
       __syncwarp();
-    } else if constexpr (F32) {
+    } else if constexpr (FFMA) {
       constexpr int R = 8 * MT;
       float acc[2][R] = {};
       for (int i = warp; i < stages; i += TMA_CW) {
@@ -432,6 +433,73 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
         mine[r * NW + lane] = acc[0][r];
         mine[r * NW + lane + 32] = acc[1][r];
       }
+    } else if constexpr (F32) {
+      // TF32 (the tensor maps round both operands to nearest, ties to even):
+      // mma m16n8k8, the weights' rows n 16 f + g / + 8 as A, x as B. The k
+      // order inside an mma is free as long as x follows it; each k-step's 8 k
+      // are chosen so that a warp's shared-memory loads hit distinct banks.
+      float acc[4][MT][4] = {};
+      for (int i = warp; i < stages; i += TMA_CW) {
+        const int it = done + i, s = it % STAGES;
+        mbar_wait(full(s), (it / STAGES) & 1);
+        const uint32_t st = base + s * STAGE, xs = st + W_BYTES;
+        if constexpr (W_K) {
+          // Thread (g, t) loads k 8t .. 8t + 7 (chunks 2t, 2t + 1) of rows
+          // 16 f + 8 h + g and of x's rows; k-step ks takes the mma's k t and
+          // t + 4 from k 8t + ks and 8t + 4 + ks (word ks of either chunk).
+          uint4 wv[4][2][2], xv[MT][2];
+#pragma unroll
+          for (int f = 0; f < 4; ++f)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+#pragma unroll
+              for (int c = 0; c < 2; ++c) wv[f][h][c] = lds128(st + swz(16 * f + 8 * h + g, 2 * t + c));
+#pragma unroll
+          for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int c = 0; c < 2; ++c) xv[mt][c] = lds128(xs + swz(8 * mt + g, 2 * t + c));
+#pragma unroll
+          for (int ks = 0; ks < 4; ++ks)
+#pragma unroll
+            for (int f = 0; f < 4; ++f) {
+              const uint32_t a[4] = {word(wv[f][0][0], ks), word(wv[f][1][0], ks), word(wv[f][0][1], ks), word(wv[f][1][1], ks)};
+#pragma unroll
+              for (int mt = 0; mt < MT; ++mt) {
+                const uint32_t b[2] = {word(xv[mt][0], ks), word(xv[mt][1], ks)};
+                Mma<float>::run(acc[f][mt], a, b);
+              }
+            }
+        } else {
+          // Two boxes of 32 n (box n / 32: k-rows of 32 n); k-step ks takes
+          // the mma's k t and t + 4 from k-rows 8 ks + 2t and 8 ks + 2t + 1
+          // (x: one 8-byte load), whose swizzles differ, so that the 32 lanes'
+          // 4-byte loads fall in 32 banks.
+          auto wl = [&](int n, int k) {
+            return __float_as_uint(lds32f(st + (n / 32) * (W_BYTES / 2) + swz(k, n % 32 / 4) + 4 * (n % 4)));
+          };
+#pragma unroll
+          for (int ks = 0; ks < 4; ++ks) {
+            uint2 xv[MT];
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) xv[mt] = lds64(xs + swz(8 * mt + g, 2 * ks + t / 2) + (t & 1) * 8);
+#pragma unroll
+            for (int f = 0; f < 4; ++f) {
+              const int n = 16 * f + g, k = 8 * ks + 2 * t;
+              const uint32_t a[4] = {wl(n, k), wl(n + 8, k), wl(n, k + 1), wl(n + 8, k + 1)};
+#pragma unroll
+              for (int mt = 0; mt < MT; ++mt) {
+                const uint32_t b[2] = {xv[mt].x, xv[mt].y};
+                Mma<float>::run(acc[f][mt], a, b);
+              }
+            }
+          }
+        }
+        reads_before_async_writes();
+        __syncwarp();
+        if (lane == 0) mbar_arrive(empty(s));
+      }
+      // Both layouts' accumulators: rows n = 16 f + 8 (e >> 1) + g.
+      store_partials<true, MT>(shared_base() + warp * (MT * 8 * NW), acc, g, t);
     } else {
       float acc[4][MT][4] = {};
       for (int i = warp; i < stages; i += TMA_CW) {
@@ -609,21 +677,23 @@ using myns::skinny::SkinnyParams;
 MYNS_SKINNY(f16, __half)
 MYNS_SKINNY(bf16, __nv_bfloat16)
 
-#define MYNS_SKINNY_TMA_ONE(dt, T, w, WK, MT, S)                                                                      \
+#define MYNS_SKINNY_TMA_ONE(dt, T, TF32, w, WK, MT, S)                                                                \
   extern "C" __global__ void __launch_bounds__(myns::skinny::TMA_THREADS, 1) mm_skinny_tma_##dt##_##w##_m##MT##_s##S( \
       const __grid_constant__ CUtensorMap tmW, const __grid_constant__ CUtensorMap tmX, const SkinnyParams p) {       \
-    myns::skinny::skinny_tma<T, WK, MT, S>(&tmW, &tmX, p);                                                          \
+    myns::skinny::skinny_tma<T, WK, MT, S, TF32>(&tmW, &tmX, p);                                                    \
   }
-#define MYNS_SKINNY_TMA_S(dt, T, S)                                                                   \
-  MYNS_SKINNY_TMA_ONE(dt, T, k, true, 1, S) MYNS_SKINNY_TMA_ONE(dt, T, k, true, 2, S)                  \
-  MYNS_SKINNY_TMA_ONE(dt, T, n, false, 1, S) MYNS_SKINNY_TMA_ONE(dt, T, n, false, 2, S)
+#define MYNS_SKINNY_TMA_S(dt, T, TF32, S)                                                                 \
+  MYNS_SKINNY_TMA_ONE(dt, T, TF32, k, true, 1, S) MYNS_SKINNY_TMA_ONE(dt, T, TF32, k, true, 2, S)          \
+  MYNS_SKINNY_TMA_ONE(dt, T, TF32, n, false, 1, S) MYNS_SKINNY_TMA_ONE(dt, T, TF32, n, false, 2, S)
 // Every stage count of src/gemm/tiles.rs SKINNY_TMA_STAGES.
-#define MYNS_SKINNY_TMA_F16(S) MYNS_SKINNY_TMA_S(f16, __half, S)
-#define MYNS_SKINNY_TMA_BF16(S) MYNS_SKINNY_TMA_S(bf16, __nv_bfloat16, S)
-#define MYNS_SKINNY_TMA_F32(S) MYNS_SKINNY_TMA_S(f32, float, S)
+#define MYNS_SKINNY_TMA_F16(S) MYNS_SKINNY_TMA_S(f16, __half, false, S)
+#define MYNS_SKINNY_TMA_BF16(S) MYNS_SKINNY_TMA_S(bf16, __nv_bfloat16, false, S)
+#define MYNS_SKINNY_TMA_F32(S) MYNS_SKINNY_TMA_S(f32, float, false, S)
+#define MYNS_SKINNY_TMA_TF32(S) MYNS_SKINNY_TMA_S(tf32, float, true, S)
 MYNS_SKINNY_TMA_STAGES(MYNS_SKINNY_TMA_F16)
 MYNS_SKINNY_TMA_STAGES(MYNS_SKINNY_TMA_BF16)
 MYNS_SKINNY_TMA_STAGES(MYNS_SKINNY_TMA_F32)
+MYNS_SKINNY_TMA_STAGES(MYNS_SKINNY_TMA_TF32)
 
 #define MYNS_SKINNY_F32_ONE(w, WK, v, VEC, MT)                                                       \
   extern "C" __global__ void __launch_bounds__(myns::skinny::THREADS, 1) mm_skinny_f32_##w##v##_m##MT( \

@@ -248,8 +248,10 @@ fn run(p: &Problem, dtype: DType, tf32: bool, accumulate: bool, force: &Force, d
         q = q.transposed();
     }
     let half = matches!(dtype, DType::F16 | DType::BF16);
-    // float32 too, TF32 allowed or not: the skinny kernel computes it exactly
-    // (FFMA) at the weights' streaming rate.
+    // float32 too: exactly (FFMA) at the weights' streaming rate where TF32
+    // is off, and in the register build; with TF32 allowed the streaming
+    // build multiplies on the tensor cores, as 16-bit types do.
+    let ffma = dtype == DType::F32 && !tf32;
     if (half || dtype == DType::F32) && info.cc.0 >= 9 && (forced_skinny || matches!(force, Force::Auto { hopper: true })) {
         let ranks = match &force {
             Force::Tile(_, r) => *r,
@@ -258,15 +260,15 @@ fn run(p: &Problem, dtype: DType, tf32: bool, accumulate: bool, force: &Force, d
         // The streaming build where it streams faster, or where forced.
         let tma = match &force {
             Force::Tile(..) => forced_tma.is_some(),
-            _ => plan::skinny_tma(q.m, q.n, q.batch, dtype == DType::F32, sms),
+            _ => plan::skinny_tma(q.m, q.n, q.batch, ffma, sms),
         };
         let tma_plan = if tma {
-            plan::skinny_tma_plan(q.m, q.n, q.k, q.batch, dtype.size() as i64, sms, ranks, forced_tma.flatten())
+            plan::skinny_tma_plan(q.m, q.n, q.k, q.batch, dtype.size() as i64, ffma, sms, ranks, forced_tma.flatten())
         } else {
             None
         };
         if let Some(plan) = plan::skinny_plan(q.m, q.n, q.k, q.batch, sms, ranks) {
-            if skinny::launch(&q, dtype, plan, tma_plan, device, stream)? {
+            if skinny::launch(&q, dtype, tf32, plan, tma_plan, device, stream)? {
                 return Ok(());
             }
         }

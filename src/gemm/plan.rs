@@ -693,10 +693,11 @@ pub(crate) fn skinny_smem(mt: i64) -> u32 {
 /// blocks per strip (`bench/explore/matmul-variants-h100-f32decode-da38d07.log`,
 /// unsplit: against 4096 x 4096, M = 1 1.04-1.09x the register build, M = 8
 /// 0.47x, M = 16 0.84x; M = 16 against 4096 x 14336, 224 strips, 1.27x. On
-/// the H200, split: M = 16 1.31x, M = 8 0.74x).
-pub(crate) fn skinny_tma(m: i64, n: i64, batch: i64, f32: bool, sms: i64) -> bool {
+/// the H200, split: M = 16 1.31x, M = 8 0.74x). `ffma`: float32 on those
+/// consumers (TF32 off); TF32's consumers are mma, as 16-bit types' are.
+pub(crate) fn skinny_tma(m: i64, n: i64, batch: i64, ffma: bool, sms: i64) -> bool {
     let strips = skinny_strips(n, batch);
-    if f32 {
+    if ffma {
         (m == 1 && strips >= 16) || (strips >= 64 && (strips >= sms || (m > 8 && 2 * strips <= sms)))
     } else {
         strips >= 16
@@ -739,7 +740,9 @@ pub(crate) fn skinny_tma(m: i64, n: i64, batch: i64, f32: bool, sms: i64) -> boo
 /// 1.02-1.20x, and 4 against 8 0.98x (M = 1) and 0.81x (M = 16) there, but
 /// 1.10x and 1.26x at 296 strips; at 64 strips, split in two, M = 16 ran
 /// 3-4% slower on 8 than on 16. `forced_stages` (one of
-/// `SKINNY_TMA_STAGES`) overrides.
+/// `SKINNY_TMA_STAGES`) overrides. `ffma`: float32 on FFMA consumers (the
+/// float32 rules above); TF32 (mma consumers) follows the 16-bit ones, its
+/// long K the same bytes (2048 elements).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn skinny_tma_plan(
     m: i64,
@@ -747,6 +750,7 @@ pub(crate) fn skinny_tma_plan(
     k: i64,
     batch: i64,
     elem: i64,
+    ffma: bool,
     sms: i64,
     forced_ranks: Option<i64>,
     forced_stages: Option<i64>,
@@ -761,7 +765,7 @@ pub(crate) fn skinny_tma_plan(
         None => {
             let few = [1, 2, 4].into_iter().filter(|&c| c == 1 || k / c >= 8 * bk);
             let r = few.clone().find(|&c| 5 * strips * c >= 2 * sms).or_else(|| few.clone().next_back()).unwrap_or(1);
-            let long_k = if elem == 4 { 8 * bk } else { 4096 };
+            let long_k = if ffma { 8 * bk } else { 8192 / elem };
             if r == 1 && 2 * strips <= sms && k / 2 >= long_k {
                 2
             } else {
@@ -772,8 +776,8 @@ pub(crate) fn skinny_tma_plan(
     let k_chunk = cdiv(cdiv(k, ranks), bk) * bk;
     let [deep, mid, shallow] = SKINNY_TMA_STAGES;
     // Where the 4-stage ring starts, in half strips: past 1.5 strips per SM (float32: 2).
-    let shallow_from = if elem == 2 { 3 * sms } else { 4 * sms };
-    let stages = forced_stages.unwrap_or(if 2 * strips * ranks <= sms || (elem == 4 && m > 8 && ranks > 1) {
+    let shallow_from = if ffma { 4 * sms } else { 3 * sms };
+    let stages = forced_stages.unwrap_or(if 2 * strips * ranks <= sms || (ffma && m > 8 && ranks > 1) {
         deep
     } else if 2 * strips > shallow_from && strips <= 3 * sms {
         shallow
@@ -1110,13 +1114,13 @@ mod tests {
     fn streaming_skinny_plans_split_k_into_whole_stages() {
         // float32 on 64 strips: two K ranges (128 blocks, on 8 stages); 224
         // strips, or 16-bit weights with K = 4096: one.
-        assert_eq!(skinny_tma_plan(1, 4096, 4096, 1, 4, SMS, None, None).unwrap(), SkinnyPlan { ranks: 2, k_chunk: 2048, mt: 1, stages: 8 });
-        assert_eq!(skinny_tma_plan(16, 14336, 4096, 1, 4, SMS, None, None).unwrap().ranks, 1);
-        assert_eq!(skinny_tma_plan(1, 4096, 4096, 1, 2, SMS, None, None).unwrap(), SkinnyPlan { ranks: 1, k_chunk: 4096, mt: 1, stages: 16 });
+        assert_eq!(skinny_tma_plan(1, 4096, 4096, 1, 4, true, SMS, None, None).unwrap(), SkinnyPlan { ranks: 2, k_chunk: 2048, mt: 1, stages: 8 });
+        assert_eq!(skinny_tma_plan(16, 14336, 4096, 1, 4, true, SMS, None, None).unwrap().ranks, 1);
+        assert_eq!(skinny_tma_plan(1, 4096, 4096, 1, 2, false, SMS, None, None).unwrap(), SkinnyPlan { ranks: 1, k_chunk: 4096, mt: 1, stages: 16 });
         // 16-bit: two ranges where K is long (4096 per block) and 2 blocks per
         // strip fit the SMs; enough blocks for 0.4 per SM on few strips.
         let plan = |m, n, k| {
-            let p = skinny_tma_plan(m, n, k, 1, 2, SMS, None, None).unwrap();
+            let p = skinny_tma_plan(m, n, k, 1, 2, false, SMS, None, None).unwrap();
             (p.ranks, p.k_chunk, p.stages)
         };
         assert_eq!(plan(1, 4096, 14336), (2, 7168, 8));
@@ -1130,18 +1134,28 @@ mod tests {
         assert_eq!(plan(1, 1024, 1024), (2, 512, 16)); // 8 stages per block at least
         assert_eq!(plan(1, 8448, 14336).0, 1); // 132 strips
         // float32 at 9-16 rows split in two keeps the deep ring.
-        assert_eq!(skinny_tma_plan(16, 4096, 14336, 1, 4, SMS, None, None).unwrap().stages, 16);
+        assert_eq!(skinny_tma_plan(16, 4096, 14336, 1, 4, true, SMS, None, None).unwrap().stages, 16);
+        // TF32 (mma consumers) as 16-bit types, long K counted in bytes (2048 k).
+        let tf32 = |m, n, k| {
+            let p = skinny_tma_plan(m, n, k, 1, 4, false, SMS, None, None).unwrap();
+            (p.ranks, p.k_chunk, p.stages)
+        };
+        assert_eq!(tf32(16, 4096, 4096), (2, 2048, 8));
+        assert_eq!(tf32(16, 4096, 14336), (2, 7168, 8));
+        assert_eq!(tf32(16, 4096, 4064), (1, 4064, 16));
+        assert_eq!(tf32(9, 14336, 4096), (1, 4096, 4));
+        assert_eq!(tf32(1, 1024, 4096), (4, 1024, 16));
         // Ranges of whole stages: 32 k for float32, 64 for 16-bit (forced).
-        assert_eq!(skinny_tma_plan(9, 4096, 4100, 1, 4, SMS, None, None).unwrap(), SkinnyPlan { ranks: 2, k_chunk: 2080, mt: 2, stages: 16 });
-        assert_eq!(skinny_tma_plan(1, 4096, 4100, 1, 2, SMS, Some(2), None).unwrap().k_chunk, 2112);
+        assert_eq!(skinny_tma_plan(9, 4096, 4100, 1, 4, true, SMS, None, None).unwrap(), SkinnyPlan { ranks: 2, k_chunk: 2080, mt: 2, stages: 16 });
+        assert_eq!(skinny_tma_plan(1, 4096, 4100, 1, 2, false, SMS, Some(2), None).unwrap().k_chunk, 2112);
         // Each range keeps 8 stages.
-        assert_eq!(skinny_tma_plan(1, 4096, 500, 1, 4, SMS, None, None).unwrap().ranks, 1);
+        assert_eq!(skinny_tma_plan(1, 4096, 500, 1, 4, true, SMS, None, None).unwrap().ranks, 1);
         // Forced sizes round up to a cluster the kernel takes.
-        assert_eq!(skinny_tma_plan(1, 14336, 4096, 1, 2, SMS, Some(3), None).unwrap().ranks, 4);
-        assert!(skinny_tma_plan(17, 4096, 4096, 1, 2, SMS, None, None).is_none());
+        assert_eq!(skinny_tma_plan(1, 14336, 4096, 1, 2, false, SMS, Some(3), None).unwrap().ranks, 4);
+        assert!(skinny_tma_plan(17, 4096, 4096, 1, 2, false, SMS, None, None).is_none());
         // The ring: 16 stages while the strips fill at most half the SMs; 4
         // from one and a half strips per SM (float32: two) to three; else 8.
-        let stages = |n, elem, forced| skinny_tma_plan(1, n, 4096, 1, elem, SMS, None, forced).unwrap().stages;
+        let stages = |n, elem, forced| skinny_tma_plan(1, n, 4096, 1, elem, elem == 4, SMS, None, forced).unwrap().stages;
         let auto: Vec<i64> = [4096, 4224, 4288, 12672, 12736, 14336, 18944, 25344, 25408, 28672, 128256].iter().map(|&n| stages(n, 2, None)).collect();
         assert_eq!(auto, [16, 16, 8, 8, 4, 4, 4, 4, 8, 8, 8]);
         assert_eq!((stages(4096, 4, None), stages(14336, 4, None), stages(16896, 4, None), stages(16960, 4, None)), (8, 8, 8, 4));
@@ -1173,6 +1187,8 @@ mod tests {
         assert!(!skinny_tma(1, 960, 1, true, SMS) && !skinny_tma(16, 2048, 1, true, SMS));
         assert!(!skinny_tma(2, 4096, 1, true, SMS) && !skinny_tma(8, 4096, 1, true, SMS) && skinny_tma(16, 4096, 1, true, SMS));
         assert!(!skinny_tma(16, 6400, 1, true, SMS)); // 100 strips: no room to split, FFMA-bound at 16 rows
+        // TF32 (mma consumers): as 16-bit types.
+        assert!(skinny_tma(8, 4096, 1, false, SMS) && skinny_tma(16, 6400, 1, false, SMS) && skinny_tma(2, 1024, 1, false, SMS));
         for mt in [1, 2] {
             assert!(skinny_tma_smem(mt, SKINNY_TMA_STAGES[0]) <= 227 * 1024);
             // Two blocks of 8 stages fit on an SM, and three of 4.

@@ -40,9 +40,10 @@ struct SkinnyParams {
 /// not 16-byte aligned); x is copied to aligned K-major rows first if it
 /// is not already (it is small). With `tma` (its plan), weights whose rows
 /// and start are 16-byte aligned go through the streaming build (the others
-/// through `plan`). Returns `false` (nothing queued) when b has no unit
-/// stride.
-pub(crate) fn launch(q: &GemmParams, dtype: DType, plan: SkinnyPlan, tma: Option<SkinnyPlan>, device: usize, stream: usize) -> Result<bool> {
+/// through `plan`). `tf32`: float32 in the streaming build multiplies on
+/// the tensor cores in TF32 (the register build stays exact). Returns
+/// `false` (nothing queued) when b has no unit stride.
+pub(crate) fn launch(q: &GemmParams, dtype: DType, tf32: bool, plan: SkinnyPlan, tma: Option<SkinnyPlan>, device: usize, stream: usize) -> Result<bool> {
     let elem = dtype.size() as i64;
     let w_layout = operand_layout(q.b as usize, q.batch, q.n, q.k, q.sbb, q.sbn, q.sbk, elem);
     let (w_k, vec, sw) = match w_layout {
@@ -88,7 +89,7 @@ pub(crate) fn launch(q: &GemmParams, dtype: DType, plan: SkinnyPlan, tma: Option
     let ring = (cdiv(p.k, 128 / elem) + 1).saturating_mul(cdiv(p.batch, 65_535));
     let fits_i32 = [p.k + 64, p.n + 64, p.batch, ring].iter().all(|&v| v <= i32::MAX as i64);
     if let Some(tp) = tma.filter(|_| vec && tma_strides && fits_i32) {
-        launch_tma(&SkinnyParams { k_chunk: tp.k_chunk, ..p }, dtype, w_k, tp, device, stream)?;
+        launch_tma(&SkinnyParams { k_chunk: tp.k_chunk, ..p }, dtype, tf32, w_k, tp, device, stream)?;
         return Ok(true);
     }
     let kernel = &SKINNY_KERNELS[dtype_index(dtype)][!w_k as usize][!vec as usize][(plan.mt - 1).clamp(0, 1) as usize];
@@ -117,8 +118,10 @@ fn dtype_index(dtype: DType) -> usize {
 /// or 32 k by 32 n (N-major float32, two boxes per stage); x by the m
 /// blocks' rows. One block per 64-column strip, batch and K range (a
 /// cluster of `plan.ranks` along y, `p.k_chunk` each), on a ring of
-/// `plan.stages`.
-fn launch_tma(p: &SkinnyParams, dtype: DType, w_k: bool, plan: SkinnyPlan, device: usize, stream: usize) -> Result<()> {
+/// `plan.stages`. `tf32` (float32): maps of element type TFLOAT32, which
+/// round both operands to nearest, ties to even, as cuBLAS does, for the
+/// build that multiplies them on the tensor cores.
+fn launch_tma(p: &SkinnyParams, dtype: DType, tf32: bool, w_k: bool, plan: SkinnyPlan, device: usize, stream: usize) -> Result<()> {
     let mt = plan.mt;
     let es = dtype.size() as u64;
     let (m, n, k, batch) = (p.m as u64, p.n as u64, p.k as u64, p.batch as u64);
@@ -135,11 +138,12 @@ fn launch_tma(p: &SkinnyParams, dtype: DType, w_k: bool, plan: SkinnyPlan, devic
     // 1.01, LM heads 1.03-1.04 / 1.00, float32 4096 x 4096 1.02 / 1.03, the
     // other decode shapes within 1.7% either way.
     let promotion = sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
-    let tm_w = tensor_map(dtype, false, p.w, w_dims, [w_pitch, stride(p.swb, batch, w_dims[1] * w_pitch / es)], w_box, promotion)?;
+    let tf32 = tf32 && dtype == DType::F32;
+    let tm_w = tensor_map(dtype, tf32, p.w, w_dims, [w_pitch, stride(p.swb, batch, w_dims[1] * w_pitch / es)], w_box, promotion)?;
     let x_pitch = stride(p.sxm, m, k);
-    let tm_x = tensor_map(dtype, false, p.x, [k, m, batch], [x_pitch, stride(p.sxb, batch, m * x_pitch / es)], [atom, 8 * mt as u32, 1], promotion)?;
+    let tm_x = tensor_map(dtype, tf32, p.x, [k, m, batch], [x_pitch, stride(p.sxb, batch, m * x_pitch / es)], [atom, 8 * mt as u32, 1], promotion)?;
     let ring = SKINNY_TMA_STAGES.iter().position(|&s| s == plan.stages).ok_or_else(|| Error::runtime(format!("no streaming skinny build with {} stages", plan.stages)))?;
-    let kernel = &SKINNY_TMA_KERNELS[dtype_index(dtype)][!w_k as usize][(mt - 1).clamp(0, 1) as usize][ring];
+    let kernel = &SKINNY_TMA_KERNELS[if tf32 { 3 } else { dtype_index(dtype) }][!w_k as usize][(mt - 1).clamp(0, 1) as usize][ring];
     let smem = skinny_tma_smem(mt, plan.stages);
     let f = kernel.function_smem(device, smem)?;
     let grid = (cdiv(p.n, SKINNY_NW) as u32, plan.ranks as u32, p.batch.clamp(1, 65_535) as u32);

@@ -300,8 +300,9 @@ pub fn rust_kernels() -> String {
         sk.push(format!("[{}]", per_dt.join(", ")));
     }
     r += &format!("static SKINNY_KERNELS: [[[[crate::cuda::Kernel; 2]; 2]; 2]; 3] = [{}];\n", sk.join(", "));
-    // The streaming build: [dtype f16, bf16, f32][weights K-major, N-major][m blocks 1, 2][SKINNY_TMA_STAGES].
-    let tma: Vec<String> = ["f16", "bf16", "f32"]
+    // The streaming build: [dtype f16, bf16, f32, tf32 (float32 on the
+    // tensor cores)][weights K-major, N-major][m blocks 1, 2][SKINNY_TMA_STAGES].
+    let tma: Vec<String> = ["f16", "bf16", "f32", "tf32"]
         .iter()
         .map(|dt| {
             let per_w: Vec<String> = ["k", "n"]
@@ -324,7 +325,7 @@ pub fn rust_kernels() -> String {
         })
         .collect();
     r += &format!(
-        "static SKINNY_TMA_KERNELS: [[[[crate::cuda::Kernel; {}]; 2]; 2]; 3] = [{}];\n",
+        "static SKINNY_TMA_KERNELS: [[[[crate::cuda::Kernel; {}]; 2]; 2]; 4] = [{}];\n",
         SKINNY_TMA_STAGES.len(),
         tma.join(", ")
     );

@@ -66,10 +66,11 @@ static const SkinnyKern skinny_f16[2][2][2] = SK(f16), skinny_bf16[2][2][2] = SK
 template <class T> const char* type_name() { return std::is_same<T, __half>::value ? "f16" : std::is_same<T, float>::value ? "f32" : "bf16"; }
 
 // Elements of out (c, or c^T when `tout`) outside the bound against the
-// double-precision product of x and the weights.
+// double-precision product of x and the weights; `u_in`: the unit roundoff
+// of operands rounded before they multiply (TF32: 2^-11, else 0).
 template <class T>
 int count_bad(const std::vector<T>& X, int64_t sxb, int64_t sxm, const T* w0, int64_t sw, int64_t swb, bool w_k, const std::vector<T>& C,
-              int batch, int M, int K, int N, bool tout) {
+              int batch, int M, int K, int N, bool tout, double u_in = 0) {
   const double u_out = std::is_same<T, __half>::value ? 1.0 / 2048 : std::is_same<T, float>::value ? 0x1p-24 : 1.0 / 256;
   int bad = 0;
   for (int z = 0; z < batch; ++z) for (int i = 0; i < M; ++i) for (int j = 0; j < N; ++j) {
@@ -80,7 +81,7 @@ int count_bad(const std::vector<T>& X, int64_t sxb, int64_t sxm, const T* w0, in
       ref += a * b; mag += fabs(a * b);
     }
     const double out = tof(C[(size_t)z * M * N + (tout ? (size_t)j * M + i : (size_t)i * N + j)]);
-    if (!(fabs(out - ref) <= mag * 2 * K * 6e-8 + fabs(ref) * u_out * 1.01 + 1e-30)) { if (bad < 3) fprintf(stderr, "  [%d,%d,%d] %g vs %g\n", z, i, j, out, ref); ++bad; }
+    if (!(fabs(out - ref) <= mag * (2.01 * u_in + 2 * K * 6e-8) + fabs(ref) * u_out * 1.01 + 1e-30)) { if (bad < 3) fprintf(stderr, "  [%d,%d,%d] %g vs %g\n", z, i, j, out, ref); ++bad; }
   }
   return bad;
 }
@@ -129,13 +130,14 @@ void skinny_case(bool w_k, bool aligned, int ranks, int batch, int M, int K, int
 // index into MYNS_SKINNY_TMA_STAGES).
 using SkinnyTmaKern = void (*)(const CUtensorMap, const CUtensorMap, const SkinnyParams);
 #define SKT(dt, S) {{mm_skinny_tma_##dt##_k_m1_s##S, mm_skinny_tma_##dt##_k_m2_s##S}, {mm_skinny_tma_##dt##_n_m1_s##S, mm_skinny_tma_##dt##_n_m2_s##S}}
-#define SKT_RING(S) {SKT(f16, S), SKT(bf16, S), SKT(f32, S)},
+#define SKT_RING(S) {SKT(f16, S), SKT(bf16, S), SKT(f32, S), SKT(tf32, S)},
 #define SKT_STAGES(S) S,
-static const SkinnyTmaKern skinny_tma_kernels[][3][2][2] = {MYNS_SKINNY_TMA_STAGES(SKT_RING)};
+static const SkinnyTmaKern skinny_tma_kernels[][4][2][2] = {MYNS_SKINNY_TMA_STAGES(SKT_RING)};
 static const int tma_stages[] = {MYNS_SKINNY_TMA_STAGES(SKT_STAGES)};
 static int tma_ring = 0;
+// `tf32` (float32): maps of element type TFLOAT32 and the mma build.
 template <class T>
-void skinny_tma_case(bool w_k, int batch, int M, int K, int N, unsigned gz, bool tout = false, int ranks = 1) {
+void skinny_tma_case(bool w_k, int batch, int M, int K, int N, unsigned gz, bool tout = false, int ranks = 1, bool tf32 = false) {
   std::mt19937 rng(M * 37 + K * 5 + N + batch + ranks); std::normal_distribution<float> nd;
   const uint64_t es = sizeof(T), vec = 16 / es;
   const int64_t sxm = (K + vec - 1) / vec * vec, sxb = M * sxm;
@@ -158,17 +160,17 @@ void skinny_tma_case(bool w_k, int batch, int M, int K, int N, unsigned gz, bool
   const uint64_t x_pitch = stride(sxm, M, K);
   const uint64_t xs[2] = {x_pitch, stride(sxb, batch, M * x_pitch / es)};
   const uint32_t atom = (uint32_t)(128 / es);
-  const CUtensorMap tw = myns::emu_tensor_map(W.data(), wd[0], wd[1], wd[2], ws[0], ws[1], atom, w_k ? MYNS_SKINNY_NW : atom, (int)es);
-  const CUtensorMap tx = myns::emu_tensor_map(X.data(), xd[0], xd[1], xd[2], xs[0], xs[1], atom, 8 * mt, (int)es);
-  const int dt = std::is_same<T, __half>::value ? 0 : std::is_same<T, float>::value ? 2 : 1;
+  const CUtensorMap tw = myns::emu_tensor_map(W.data(), wd[0], wd[1], wd[2], ws[0], ws[1], atom, w_k ? MYNS_SKINNY_NW : atom, (int)es, tf32);
+  const CUtensorMap tx = myns::emu_tensor_map(X.data(), xd[0], xd[1], xd[2], xs[0], xs[1], atom, 8 * mt, (int)es, tf32);
+  const int dt = std::is_same<T, __half>::value ? 0 : std::is_same<T, float>::value ? (tf32 ? 3 : 2) : 1;
   const SkinnyTmaKern k = skinny_tma_kernels[tma_ring][dt][!w_k][mt - 1];
   // src/gemm/plan.rs skinny_tma_smem
   const size_t stage = 128 * MYNS_SKINNY_NW + mt * 8 * 128;
   const size_t smem = MYNS_SKINNY_TMA_CW * mt * 8 * MYNS_SKINNY_NW * 4 + 1024 + tma_stages[tma_ring] * (stage + 16);
   launch([&] { k(tw, tx, p); }, {(unsigned)((N + 63) / 64), (unsigned)ranks, gz}, {(MYNS_SKINNY_TMA_CW + 1) * 32, 1, 1}, ranks, smem / 4);
-  const int bad = count_bad(X, sxb, sxm, W.data(), sw, swb, w_k, C, batch, M, K, N, tout);
+  const int bad = count_bad(X, sxb, sxm, W.data(), sw, swb, w_k, C, batch, M, K, N, tout, tf32 ? 0x1p-11 : 0);
   ++cases;
-  printf("skinny_tma s%d %s %c ranks %d b%d (%u blocks along z) %dx%dx%d%s: %s\n", tma_stages[tma_ring], type_name<T>(), w_k ? 'k' : 'n', ranks, batch, gz, M, K, N, tout ? " c^T" : "", bad ? "FAIL" : "ok");
+  printf("skinny_tma s%d %s %c ranks %d b%d (%u blocks along z) %dx%dx%d%s: %s\n", tma_stages[tma_ring], tf32 ? "tf32" : type_name<T>(), w_k ? 'k' : 'n', ranks, batch, gz, M, K, N, tout ? " c^T" : "", bad ? "FAIL" : "ok");
   if (bad) ++fails;
   fflush(stdout);
 }
@@ -264,6 +266,15 @@ int main(int argc, char** argv) {
   skinny_tma_case<float>(true, 1, 1, 1100, 130, 1, false, 2);
   skinny_tma_case<float>(false, 1, 16, 1100, 96, 1, false, 4);
   skinny_tma_case<float>(true, 2, 5, 100, 64, 1, true, 4);
+  // TF32 on the tensor cores (maps rounding to TF32): both layouts, one and
+  // two m blocks, K and N edges, K past the ring, batches, clusters.
+  skinny_tma_case<float>(true, 1, 1, 100, 70, 1, false, 1, true);
+  skinny_tma_case<float>(false, 1, 9, 1100, 130, 1, false, 1, true);
+  skinny_tma_case<float>(true, 1, 16, 2100, 64, 1, false, 1, true);
+  skinny_tma_case<float>(false, 3, 5, 70, 200, 1, true, 1, true);
+  skinny_tma_case<float>(false, 1, 16, 1, 64, 1, false, 1, true);
+  skinny_tma_case<float>(true, 1, 1, 1100, 130, 1, false, 2, true);
+  skinny_tma_case<float>(false, 1, 16, 1100, 96, 1, false, 4, true);
   }
   // Staging copies: misaligned rows (odd stride and start), both 16-bit types
   // and float32; a gather from a transposed, strided source.

@@ -171,7 +171,7 @@ def poison(numel, dtype):
 VARIANTS = {
     "f16": ["auto", "generic", "256", "128", "64", "16", "64/3", "16/5", "skinny", "skinny/2", "skinny_tma", "skinny_tma/4", "skinny_tma16", "skinny_tma4", "wg", "wg/3", "wg128", "wg64/2", "wgp", "wgp64/2", "wg128c2", "wgpc2/2", "wg192c2", "wgh", "wgh64/2", "wgh128c2", "wg64c2/2", "wg64k4", "wg192k2"],
     "bf16": ["auto", "generic", "256", "128", "64", "16", "128/2", "16/5", "skinny/4", "skinny/8", "skinny_tma", "skinny_tma/2", "skinny_tma8", "skinny_tma16/2", "skinny_tma4/2", "wg", "wg/3", "wg256", "wg128/3", "wg64", "wgp128", "wgp64/3", "wg256c1", "wg256c2", "wgc2/3", "wgp128c2", "wgp128c1", "wg192", "wg192c2", "wg192/2", "wgh128", "wgh64", "wgh128/3", "wgh64c2", "wgh64c2/3", "wg64c2", "wg64k2", "wg128k4", "wg192k2"],
-    "tf32": ["auto", "256", "128", "64", "16", "64/3", "16/5", "wg", "wg/3", "wg128", "wg64/2", "wg256c2", "wgr", "wgr/3", "wgr256", "wgr128/2", "wgr64", "wg192", "wgr192", "wgr256c2", "wgr128c2/2", "wgrh128", "wgrh64", "wgrh128/3", "wgrh64c2", "wgr128k2", "wgr64k4", "wg128k2", "skinny/2"],
+    "tf32": ["auto", "256", "128", "64", "16", "64/3", "16/5", "wg", "wg/3", "wg128", "wg64/2", "wg256c2", "wgr", "wgr/3", "wgr256", "wgr128/2", "wgr64", "wg192", "wgr192", "wgr256c2", "wgr128c2/2", "wgrh128", "wgrh64", "wgrh128/3", "wgrh64c2", "wgr128k2", "wgr64k4", "wg128k2", "skinny/2", "skinny_tma", "skinny_tma/2", "skinny_tma8", "skinny_tma4/4"],
     "f32": ["auto", "generic", "256", "128", "64", "16", "256/2", "128/3", "64/4", "16/5", "skinny", "skinny/4", "skinny/8", "skinny_tma", "skinny_tma/2", "skinny_tma8", "skinny_tma8/2", "skinny_tma4", "x128/2"],
     # Unsplit, so the float64 sums' bound holds (split K sums float32 partials).
     "f32x": ["x128"],
@@ -202,7 +202,7 @@ HOPPER = {v for vs in VARIANTS.values() for v in vs if v.startswith(("wg", "skin
 ACC_VARIANTS = {
     "bf16": ["auto", "generic", "256", "128/2", "16/5", "skinny", "skinny/4", "skinny_tma", "skinny_tma/2", "skinny_tma8", "skinny_tma4", "wg", "wg128/3", "wgp64", "wgp128/2", "wg256c2", "wgp128c2/2", "wg192c2", "wgh64/2", "wgh64c2/2", "wg64k2"],
     "f16": ["64", "wg64/2", "wgp128", "wgh128", "wg64c2", "wg128k2"],
-    "tf32": ["auto", "64/3", "wg", "wg128/2", "wgr", "wgr/3", "wgr192c2", "wgrh128/2", "wgrh64c2", "wgr128k4", "skinny"],
+    "tf32": ["auto", "64/3", "wg", "wg128/2", "wgr", "wgr/3", "wgr192c2", "wgrh128/2", "wgrh64c2", "wgr128k4", "skinny", "skinny_tma", "skinny_tma/2"],
     "f32": ["auto", "generic", "256", "128/3", "16/5", "skinny/2", "skinny_tma", "skinny_tma/4", "skinny_tma8/2", "x128", "x128/3"],
     "f64": ["auto"],
 }
@@ -523,7 +523,7 @@ def test_float32_auto_splits_the_fp64_tensor_cores_over_k(kernel_override):
 
 
 @cuda
-@pytest.mark.parametrize("kind", ["bf16", "f16", "f32"])
+@pytest.mark.parametrize("kind", ["bf16", "f16", "f32", "tf32"])
 @pytest.mark.parametrize("variant", ["auto", "skinny_tma", "skinny_tma/2", "skinny_tma/4", "skinny_tma16", "skinny_tma8", "skinny_tma8/2", "skinny_tma4", "skinny"])
 def test_decode_streaming_and_register_builds(kind, variant, kernel_override):
     """Decode (M <= 16) on the skinny kernel's two builds: the TMA-streamed
@@ -535,10 +535,20 @@ def test_decode_streaming_and_register_builds(kind, variant, kernel_override):
     register one, both weight layouts, x rows past M and K, N past a stage
     or strip, and batches. `auto` also takes the automatic splits: 17
     strips (the last partial) in 4, 32 in 2, 56 in 2 with a short last
-    range."""
+    range. TF32: the streaming build multiplies on the tensor cores (mma,
+    operands rounded by the TMA loads), the register build stays exact."""
     if NO_WG:
         pytest.skip("MYNS_MATMUL_KERNEL=nowg")
     kernel_override("MYNS_MATMUL_KERNEL", variant)
+    old = torch.backends.cuda.matmul.allow_tf32
+    set_tf32(kind == "tf32")
+    try:
+        decode_cases(kind, variant)
+    finally:
+        set_tf32(old)
+
+
+def decode_cases(kind, variant):
     dtype = DT[kind]
     torch.manual_seed(11)
     r = lambda *s: torch.randn(*s, dtype=dtype, device="cuda")  # noqa: E731
@@ -609,6 +619,34 @@ def test_tf32_rounds_both_operands_to_nearest(kernel_override, variant, x_in, la
     if layout.startswith("a M"):
         a = a.t().contiguous().t()
     if layout.endswith("b K-contiguous"):
+        b = b.t().contiguous().t()
+    old = torch.backends.cuda.matmul.allow_tf32
+    try:
+        set_tf32(True)
+        out = myns.matmul(a, b)
+    finally:
+        set_tf32(old)
+    wrong = out != want
+    assert not wrong.any(), f"{int(wrong.sum())} of {out.numel()} outputs wrong, e.g. {out[wrong][0].item()!r}, want {want!r}"
+
+
+@cuda
+@pytest.mark.parametrize("weights", ["K-major", "N-major"])
+@pytest.mark.parametrize("x_in", ["x", "weights"])
+@pytest.mark.parametrize("variant", ["auto", "skinny_tma/2", "skinny_tma4"])
+@pytest.mark.parametrize("x,want", [(1 + 3 * 2.0**-12, 1 + 2.0**-10), (1 + 2.0**-11, 1.0)], ids=["above half", "tie"])
+def test_tf32_decode_rounds_both_operands_to_nearest(kernel_override, variant, x_in, weights, x, want):
+    """The streaming decode build under TF32 (16 rows against 1024 columns:
+    mma on the tensor cores) rounds as the product kernels do (see
+    test_tf32_rounds_both_operands_to_nearest): its tensor maps round x and
+    the weights to nearest, ties to even. Exact float32 would give x itself,
+    truncation 1 (K = 256 terms x * 2^-8: past the tiny products, which
+    run exact on the generic kernel)."""
+    kernel_override("MYNS_MATMUL_KERNEL", variant)
+    y = 2.0**-8
+    a = torch.full((16, 256), x if x_in == "x" else y, device="cuda")
+    b = torch.full((256, 1024), y if x_in == "x" else x, device="cuda")
+    if weights == "K-major":
         b = b.t().contiguous().t()
     old = torch.backends.cuda.matmul.allow_tf32
     try:

@@ -12,7 +12,7 @@ GB/s of x + weights + out, medians over rounds, and the error against
 float64 over its elementwise bound.  Also prints cuBLAS's kernels (name,
 grid, block) for each shape from a profiler trace.
 
-    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv]
+    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32]
 """
 
 import argparse
@@ -107,6 +107,18 @@ SETS["kv"] = [
         ("bf16", 1, 4096, 512, "nk"), ("bf16", 16, 4096, 512, "nk"), ("bf16", 1, 3584, 512, "nk"),
         ("bf16", 1, 2048, 512, "nk"), ("bf16", 1, 5120, 640, "nk"), ("bf16", 1, 8192, 768, "nk"),
         ("bf16", 1, 4096, 256, "nk"),
+    ]
+]
+
+# TF32 on mma consumers in the streaming build (was FFMA): the library's
+# plan against forced rings and splits; run with the library before and
+# after (LIB) for the change itself.
+SETS["tf32"] = [
+    ("tf32", m, k, n, lay, ["auto", "skinny_tma16", "skinny_tma8", "skinny_tma16/2", "skinny_tma8/2", "skinny_tma4"])
+    for m, k, n, lay in [
+        (1, 4096, 4096, "kn"), (4, 4096, 4096, "kn"), (8, 4096, 4096, "nk"), (16, 4096, 4096, "kn"),
+        (16, 4096, 4096, "nk"), (16, 14336, 4096, "nk"), (16, 4096, 14336, "nk"), (16, 8192, 2048, "nk"),
+        (16, 4096, 1024, "kn"),
     ]
 ]
 
