@@ -16,7 +16,8 @@
 // loads and reduction with FFMA instead of mma (`skinny_f32`).
 //
 // The streaming build (`skinny_tma`, weights whose rows TMA can address):
-// the same strips and mmas (FFMA for float32) and the same cluster split of
+// the same strips and mmas (float32: FFMA, or TF32 mma m16n8k8 where TF32
+// is allowed) and the same cluster split of
 // K (where src/gemm/plan.rs asks for one), but the weights and x arrive by TMA
 // in a ring of shared-memory stages that one producer warp keeps full, so a
 // steady 150 KB or so per SM is in flight where the register build's loads come
@@ -336,7 +337,8 @@ __device__ __forceinline__ void skinny_gemm(const SkinnyParams& p) {
 // number of stages, so that no block's boxes reach into the next range:
 // only K's end is zero-filled), reduced as skinny_gemm's. The 16-bit
 // consumer warps' mmas and fragment maps are skinny_gemm's, fed from shared
-// memory; float32's are FFMA, lane l taking columns l and l + 32. Shared
+// memory; float32's are FFMA, lane l taking columns l and l + 32, or with
+// TF32 (`TF32`, maps of element type TFLOAT32) mma m16n8k8. Shared
 // memory: the warps' partial sums (`finish`), the stages from the next
 // 1024-byte boundary, then the barriers.
 template <typename T, bool W_K, int MT, int STAGES, bool TF32 = false>

@@ -763,7 +763,7 @@ pub(crate) fn skinny_tma_plan(
     let ranks = match forced_ranks {
         Some(r) => cluster_at_least(r),
         None => {
-            let few = [1, 2, 4].into_iter().filter(|&c| c == 1 || k / c >= 8 * bk);
+            let few = SKINNY_CLUSTERS.into_iter().filter(|&c| c <= 4 && (c == 1 || k / c >= 8 * bk));
             let r = few.clone().find(|&c| 5 * strips * c >= 2 * sms).or_else(|| few.clone().next_back()).unwrap_or(1);
             let long_k = if ffma { 8 * bk } else { 8192 / elem };
             if r == 1 && 2 * strips <= sms && k / 2 >= long_k {

@@ -595,6 +595,18 @@ def test_tf32_setting_is_read_at_call_time(kernel_override):
     assert bound_violations(out_tf32, a, b, "f32")[0].any()
 
 
+def assert_tf32_product_is(a, b, want):
+    """Every element of myns.matmul(a, b) under TF32 is exactly `want`."""
+    old = torch.backends.cuda.matmul.allow_tf32
+    try:
+        set_tf32(True)
+        out = myns.matmul(a, b)
+    finally:
+        set_tf32(old)
+    wrong = out != want
+    assert not wrong.any(), f"{int(wrong.sum())} of {out.numel()} outputs wrong, e.g. {out[wrong][0].item()!r}, want {want!r}"
+
+
 @cuda
 @pytest.mark.parametrize("layout", ["a K-contiguous, b N-contiguous", "a M-contiguous, b N-contiguous", "a K-contiguous, b K-contiguous", "a M-contiguous, b K-contiguous"])
 @pytest.mark.parametrize("x_in", ["a", "b"])
@@ -620,14 +632,7 @@ def test_tf32_rounds_both_operands_to_nearest(kernel_override, variant, x_in, la
         a = a.t().contiguous().t()
     if layout.endswith("b K-contiguous"):
         b = b.t().contiguous().t()
-    old = torch.backends.cuda.matmul.allow_tf32
-    try:
-        set_tf32(True)
-        out = myns.matmul(a, b)
-    finally:
-        set_tf32(old)
-    wrong = out != want
-    assert not wrong.any(), f"{int(wrong.sum())} of {out.numel()} outputs wrong, e.g. {out[wrong][0].item()!r}, want {want!r}"
+    assert_tf32_product_is(a, b, want)
 
 
 @cuda
@@ -648,14 +653,7 @@ def test_tf32_decode_rounds_both_operands_to_nearest(kernel_override, variant, x
     b = torch.full((256, 1024), y if x_in == "x" else x, device="cuda")
     if weights == "K-major":
         b = b.t().contiguous().t()
-    old = torch.backends.cuda.matmul.allow_tf32
-    try:
-        set_tf32(True)
-        out = myns.matmul(a, b)
-    finally:
-        set_tf32(old)
-    wrong = out != want
-    assert not wrong.any(), f"{int(wrong.sum())} of {out.numel()} outputs wrong, e.g. {out[wrong][0].item()!r}, want {want!r}"
+    assert_tf32_product_is(a, b, want)
 
 
 @cuda
