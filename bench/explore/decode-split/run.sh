@@ -13,7 +13,7 @@ fi
 if [ "${NCU:-1}" = 1 ]; then
   IFS=, read -ra shapes <<< "${NCU_SHAPES:-kn 1 14336 4096}"
   for shape in "${shapes[@]}"; do
-    tag=$(echo $shape | tr ' ' _)
+    tag=$(echo ${DTYPE:+$DTYPE }$shape | tr ' ' _)  # DTYPE=tf32: ncu_decode.py in float32 with TF32
     for who in myns torch; do
       timeout 90 ncu --clock-control none --kernel-name regex:"skinny|gemv|gemm|nvjet|splitK|Kernel" --launch-skip 2 --launch-count 1 \
         --section SpeedOfLight --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis ${NCU_MORE:-} \
