@@ -9,6 +9,8 @@ Classes (each row: MxKxN, or BxMxKxN for bmm):
   weights (row-major, [K, N]), with the weights' GB/s; M = 1, 16 against
   Qwen2-7B's 3584x18944 as nn.Linear holds it; TF32 and float32 (TF32 off)
   against 4096x4096;
+- small_m: 32 and 64 rows (batched decode) against the same weights as
+  nn.Linear holds them, bf16, and TF32 against 4096x4096, with GB/s;
 - lm_head: x @ W^T with nn.Linear's weight layout, vocab 32000, 32001,
   50257, 128256, for 2048 tokens and for one (decode);
 - unaligned: K or N off by one (4096x4096x4095, 4096x4095x4096,
@@ -57,7 +59,7 @@ U_IN = {"f32": 0.0, "tf32": 2.0**-11, "f16": 0.0, "bf16": 0.0}
 U_OUT = {"f32": 2.0**-24, "tf32": 2.0**-24, "f16": 2.0**-11, "bf16": 2.0**-8}
 U_SUB = {"f32": 2.0**-150, "tf32": 2.0**-150, "f16": 2.0**-25, "bf16": 2.0**-134}
 # Targets of the matmul issue, by class (ratio = cuBLAS time / myns time).
-TARGETS = {"square": 1.05, "llm": 1.05, "decode": 1.1, "lm_head": 1.0, "unaligned": None, "ragged": 1.0, "bmm": 1.0}
+TARGETS = {"square": 1.05, "llm": 1.05, "decode": 1.1, "small_m": 1.0, "lm_head": 1.0, "unaligned": None, "ragged": 1.0, "bmm": 1.0}
 
 
 def problems(quick: bool):
@@ -95,6 +97,10 @@ def problems(quick: bool):
         # TF32 at 16 rows against long K and wide N (nn.Linear layout).
         for k, n in [(14336, 4096), (4096, 14336)]:
             P.append(("decode", "tf32", 1, 16, k, n, "nk"))
+        for m in [32, 64]:
+            for k, n in [(4096, 4096), (4096, 14336), (14336, 4096)]:
+                P.append(("small_m", "bf16", 1, m, k, n, "nk"))
+            P.append(("small_m", "tf32", 1, m, 4096, 4096, "nk"))
     for v in [32000, 32001] + ([] if quick else [50257, 128256]):
         P.append(("lm_head", "bf16", 1, 2048, 4096, v, "nk"))
     for v in [] if quick else [32000, 32001, 128256]:
@@ -229,7 +235,7 @@ def run(args) -> dict:
                 rec.update(clean_myns_ms=clean_med["myns"], clean_torch_ms=clean_med["torch"], clean_ratio=clean_med["torch"] / clean_med["myns"])
                 clean_rows.append([cls, kind, shape, f"{gbytes / clean_med['myns'] * 1e3:.0f} / {gbytes / clean_med['torch'] * 1e3:.0f}",
                                    round(rec["clean_ratio"], 3), f"{rec['myns_gbs']:.0f} / {rec['torch_gbs']:.0f}", round(rec["ratio"], 3)])
-            bw = f"{rec['myns_gbs']:.0f} / {rec['torch_gbs']:.0f}" if cls in ("decode",) or (cls == "lm_head" and m == 1) else ""
+            bw = f"{rec['myns_gbs']:.0f} / {rec['torch_gbs']:.0f}" if cls in ("decode", "small_m") or (cls == "lm_head" and m == 1) else ""
             rows.append([cls, kind, shape, round(rec["myns_tflops"], 1), round(rec["torch_tflops"], 1), round(rec["ratio"], 3), bw, f"{share:.2f}"])
             if not share <= 1.0:
                 failed.append(f"{kind} {shape}: error {share:.2f} of its bound")

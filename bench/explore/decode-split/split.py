@@ -12,7 +12,7 @@ GB/s of x + weights + out, medians over rounds, and the error against
 float64 over its elementwise bound.  Also prints cuBLAS's kernels (name,
 grid, block) for each shape from a profiler trace.
 
-    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32]
+    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm]
 """
 
 import argparse
@@ -120,6 +120,14 @@ SETS["tf32"] = [
         (16, 4096, 4096, "nk"), (16, 14336, 4096, "nk"), (16, 4096, 14336, "nk"), (16, 8192, 2048, "nk"),
         (16, 4096, 1024, "kn"),
     ]
+]
+
+# Between decode and the 128-row tiles: 24 to 96 rows (batched decode).
+SETS["midm"] = [
+    (kind, m, k, n, "nk", ["auto"])
+    for kind in ("bf16", "tf32")
+    for m in (24, 32, 48, 64, 96)
+    for k, n in ((4096, 4096), (4096, 14336), (14336, 4096))
 ]
 
 
