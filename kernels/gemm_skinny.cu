@@ -31,6 +31,7 @@
 //                                               v: v (16-byte aligned rows) | e (element loads);
 //                                               mt: 1 (M <= 8) | 2 (M <= 16)
 //   mm_skinny_tma_<dt>_<w>_m<mt>_s<stages>(tmW, tmX, SkinnyParams)   dt: f16 | bf16 | f32 | tf32 (tensor maps: src/gemm/skinny.rs);
+//                                               mt: 1 | 2 | 4 (M <= 32: 16-bit types and TF32);
 //                                               stages: 16 | 8 | 4
 #include <cuda.h>
 
@@ -684,9 +685,12 @@ MYNS_SKINNY(bf16, __nv_bfloat16)
       const __grid_constant__ CUtensorMap tmW, const __grid_constant__ CUtensorMap tmX, const SkinnyParams p) {       \
     myns::skinny::skinny_tma<T, WK, MT, S, TF32>(&tmW, &tmX, p);                                                    \
   }
-#define MYNS_SKINNY_TMA_S(dt, T, TF32, S)                                                                 \
-  MYNS_SKINNY_TMA_ONE(dt, T, TF32, k, true, 1, S) MYNS_SKINNY_TMA_ONE(dt, T, TF32, k, true, 2, S)          \
-  MYNS_SKINNY_TMA_ONE(dt, T, TF32, n, false, 1, S) MYNS_SKINNY_TMA_ONE(dt, T, TF32, n, false, 2, S)
+#define MYNS_SKINNY_TMA_W(dt, T, TF32, w, WK, S)                                                          \
+  MYNS_SKINNY_TMA_ONE(dt, T, TF32, w, WK, 1, S) MYNS_SKINNY_TMA_ONE(dt, T, TF32, w, WK, 2, S)              \
+  MYNS_SKINNY_TMA_ONE(dt, T, TF32, w, WK, 4, S)
+// m blocks 1, 2 and 4 (src/gemm/tiles.rs SKINNY_TMA_MT; 4 for 16-bit types
+// and TF32 only, whose consumers are mma).
+#define MYNS_SKINNY_TMA_S(dt, T, TF32, S) MYNS_SKINNY_TMA_W(dt, T, TF32, k, true, S) MYNS_SKINNY_TMA_W(dt, T, TF32, n, false, S)
 // Every stage count of src/gemm/tiles.rs SKINNY_TMA_STAGES.
 #define MYNS_SKINNY_TMA_F16(S) MYNS_SKINNY_TMA_S(f16, __half, false, S)
 #define MYNS_SKINNY_TMA_BF16(S) MYNS_SKINNY_TMA_S(bf16, __nv_bfloat16, false, S)

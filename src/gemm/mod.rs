@@ -267,10 +267,10 @@ fn run(p: &Problem, dtype: DType, tf32: bool, accumulate: bool, force: &Force, d
         } else {
             None
         };
-        if let Some(plan) = plan::skinny_plan(q.m, q.n, q.k, q.batch, sms, ranks) {
-            if skinny::launch(&q, dtype, tf32, plan, tma_plan, device, stream)? {
-                return Ok(());
-            }
+        // (The register build takes at most 16 rows; the streaming one 32.)
+        let plan = plan::skinny_plan(q.m, q.n, q.k, q.batch, sms, ranks);
+        if (plan.is_some() || tma_plan.is_some()) && skinny::launch(&q, dtype, tf32, plan, tma_plan, device, stream)? {
+            return Ok(());
         }
     }
     let use_tf32 = dtype == DType::F32 && tf32;

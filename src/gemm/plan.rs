@@ -4,7 +4,7 @@
 //! `mod.rs`, `sm90.rs` and `skinny.rs` only carries plans out.
 
 use super::tiles::{
-    Tile, WgTile, SKINNY_CLUSTERS, SKINNY_MAX_M, SKINNY_NW, SKINNY_TMA_CW, SKINNY_TMA_STAGES, SKINNY_WARPS, WG, WGH, WGH_BM, WGK, WGP, WG_BM, WG_BK_BYTES,
+    Tile, WgTile, SKINNY_CLUSTERS, SKINNY_MAX_M, SKINNY_NW, SKINNY_TMA_CW, SKINNY_TMA_MAX_M, SKINNY_TMA_MT, SKINNY_TMA_STAGES, SKINNY_WARPS, WG, WGH, WGH_BM, WGK, WGP, WG_BM, WG_BK_BYTES,
 };
 
 /// Ceiling division of non-negative numbers.
@@ -697,7 +697,10 @@ pub(crate) fn skinny_smem(mt: i64) -> u32 {
 /// consumers (TF32 off); TF32's consumers are mma, as 16-bit types' are.
 pub(crate) fn skinny_tma(m: i64, n: i64, batch: i64, ffma: bool, sms: i64) -> bool {
     let strips = skinny_strips(n, batch);
-    if ffma {
+    if m > SKINNY_MAX_M {
+        // 17 to 32 rows: mma consumers only (FFMA would do 32 per weight).
+        !ffma && m <= SKINNY_TMA_MAX_M && strips >= 16
+    } else if ffma {
         (m == 1 && strips >= 16) || (strips >= 64 && (strips >= sms || (m > 8 && 2 * strips <= sms)))
     } else {
         strips >= 16
@@ -755,9 +758,12 @@ pub(crate) fn skinny_tma_plan(
     forced_ranks: Option<i64>,
     forced_stages: Option<i64>,
 ) -> Option<SkinnyPlan> {
-    if !(1..=SKINNY_MAX_M).contains(&m) || k < 1 {
+    let max_m = if ffma { SKINNY_MAX_M } else { SKINNY_TMA_MAX_M };
+    if !(1..=max_m).contains(&m) || k < 1 {
         return None;
     }
+    // The kernel's m blocks: the fewest of SKINNY_TMA_MT that hold m.
+    let mt = *SKINNY_TMA_MT.iter().find(|&&b| 8 * b >= m)?;
     let bk = 128 / elem;
     let strips = skinny_strips(n, batch);
     let ranks = match forced_ranks {
@@ -777,14 +783,22 @@ pub(crate) fn skinny_tma_plan(
     let [deep, mid, shallow] = SKINNY_TMA_STAGES;
     // Where the 4-stage ring starts, in half strips: past 1.5 strips per SM (float32: 2).
     let shallow_from = if ffma { 4 * sms } else { 3 * sms };
-    let stages = forced_stages.unwrap_or(if 2 * strips * ranks <= sms || (ffma && m > 8 && ranks > 1) {
+    let stages = forced_stages.unwrap_or(if mt > 2 {
+        // 4 m blocks: 16 stages (225 KB) or 8 (129 KB) leave room for one
+        // block per SM, 4 (81 KB) for two.
+        if strips * ranks <= sms {
+            deep
+        } else {
+            shallow
+        }
+    } else if 2 * strips * ranks <= sms || (ffma && m > 8 && ranks > 1) {
         deep
     } else if 2 * strips > shallow_from && strips <= 3 * sms {
         shallow
     } else {
         mid
     });
-    Some(SkinnyPlan { ranks, k_chunk, mt: cdiv(m, 8), stages })
+    Some(SkinnyPlan { ranks, k_chunk, mt, stages })
 }
 
 /// Shared memory of a streaming skinny launch (kernels/gemm_skinny.cu
@@ -1145,6 +1159,19 @@ mod tests {
         assert_eq!(tf32(16, 4096, 4064), (1, 4064, 16));
         assert_eq!(tf32(9, 14336, 4096), (1, 4096, 4));
         assert_eq!(tf32(1, 1024, 4096), (4, 1024, 16));
+        // 17 to 32 rows: 4 m blocks (16-bit types and TF32), 16 stages while
+        // the blocks fit one per SM, else 4 (two per SM).
+        let rows = |m, n, k, elem| {
+            let p = skinny_tma_plan(m, n, k, 1, elem, false, SMS, None, None).unwrap();
+            (p.ranks, p.k_chunk, p.mt, p.stages)
+        };
+        assert_eq!(rows(32, 4096, 4096, 2), (1, 4096, 4, 16));
+        assert_eq!(rows(17, 14336, 4096, 2), (1, 4096, 4, 4));
+        assert_eq!(rows(24, 4096, 14336, 2), (2, 7168, 4, 16));
+        assert_eq!(rows(32, 4096, 4096, 4), (2, 2048, 4, 16));
+        assert_eq!(skinny_tma_plan(9, 4096, 4096, 1, 2, false, SMS, None, None).unwrap().mt, 2);
+        assert!(skinny_tma_plan(24, 4096, 4096, 1, 4, true, SMS, None, None).is_none());
+        assert!(skinny_tma_plan(33, 4096, 4096, 1, 2, false, SMS, None, None).is_none());
         // Ranges of whole stages: 32 k for float32, 64 for 16-bit (forced).
         assert_eq!(skinny_tma_plan(9, 4096, 4100, 1, 4, true, SMS, None, None).unwrap(), SkinnyPlan { ranks: 2, k_chunk: 2080, mt: 2, stages: 16 });
         assert_eq!(skinny_tma_plan(1, 4096, 4100, 1, 2, false, SMS, Some(2), None).unwrap().k_chunk, 2112);
@@ -1152,7 +1179,7 @@ mod tests {
         assert_eq!(skinny_tma_plan(1, 4096, 500, 1, 4, true, SMS, None, None).unwrap().ranks, 1);
         // Forced sizes round up to a cluster the kernel takes.
         assert_eq!(skinny_tma_plan(1, 14336, 4096, 1, 2, false, SMS, Some(3), None).unwrap().ranks, 4);
-        assert!(skinny_tma_plan(17, 4096, 4096, 1, 2, false, SMS, None, None).is_none());
+        assert!(skinny_tma_plan(17, 4096, 4096, 1, 4, true, SMS, None, None).is_none()); // FFMA: at most 16 rows
         // The ring: 16 stages while the strips fill at most half the SMs; 4
         // from one and a half strips per SM (float32: two) to three; else 8.
         let stages = |n, elem, forced| skinny_tma_plan(1, n, 4096, 1, elem, elem == 4, SMS, None, forced).unwrap().stages;
@@ -1189,6 +1216,12 @@ mod tests {
         assert!(!skinny_tma(16, 6400, 1, true, SMS)); // 100 strips: no room to split, FFMA-bound at 16 rows
         // TF32 (mma consumers): as 16-bit types.
         assert!(skinny_tma(8, 4096, 1, false, SMS) && skinny_tma(16, 6400, 1, false, SMS) && skinny_tma(2, 1024, 1, false, SMS));
+        // 17 to 32 rows: the streaming build on mma consumers, from 16 strips.
+        assert!(skinny_tma(24, 4096, 1, false, SMS) && skinny_tma(32, 1024, 1, false, SMS));
+        assert!(!skinny_tma(24, 4096, 1, true, SMS) && !skinny_tma(33, 4096, 1, false, SMS) && !skinny_tma(32, 960, 1, false, SMS));
+        // 4 m blocks: 16 stages fit one block on an SM, 4 stages two.
+        assert!(skinny_tma_smem(4, SKINNY_TMA_STAGES[0]) <= 227 * 1024);
+        assert!(2 * (skinny_tma_smem(4, SKINNY_TMA_STAGES[2]) + 1024) <= 228 * 1024);
         for mt in [1, 2] {
             assert!(skinny_tma_smem(mt, SKINNY_TMA_STAGES[0]) <= 227 * 1024);
             // Two blocks of 8 stages fit on an SM, and three of 4.

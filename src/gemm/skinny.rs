@@ -8,7 +8,7 @@
 use super::pack::{self, Operand};
 use super::plan::{cdiv, operand_layout, skinny_tma_smem, Layout, SkinnyPlan};
 use super::sm90::{tensor_map, tma_readable};
-use super::tiles::{SKINNY_NW, SKINNY_TMA_CW, SKINNY_TMA_STAGES, SKINNY_WARPS};
+use super::tiles::{SKINNY_NW, SKINNY_TMA_CW, SKINNY_TMA_MT, SKINNY_TMA_STAGES, SKINNY_WARPS};
 use super::{GemmParams, SKINNY_KERNELS, SKINNY_TMA_KERNELS};
 use crate::cuda;
 use crate::types::{DType, Error, Result};
@@ -40,10 +40,11 @@ struct SkinnyParams {
 /// not 16-byte aligned); x is copied to aligned K-major rows first if it
 /// is not already (it is small). With `tma` (its plan), weights whose rows
 /// and start are 16-byte aligned go through the streaming build (the others
-/// through `plan`). `tf32`: float32 in the streaming build multiplies on
-/// the tensor cores in TF32 (the register build stays exact). Returns
-/// `false` (nothing queued) when b has no unit stride.
-pub(crate) fn launch(q: &GemmParams, dtype: DType, tf32: bool, plan: SkinnyPlan, tma: Option<SkinnyPlan>, device: usize, stream: usize) -> Result<bool> {
+/// through `plan`, which has none past 16 rows). `tf32`: float32 in the
+/// streaming build multiplies on the tensor cores in TF32 (the register
+/// build stays exact). Returns `false` (nothing queued) when b has no unit
+/// stride, or when neither build can run it.
+pub(crate) fn launch(q: &GemmParams, dtype: DType, tf32: bool, plan: Option<SkinnyPlan>, tma: Option<SkinnyPlan>, device: usize, stream: usize) -> Result<bool> {
     let elem = dtype.size() as i64;
     let w_layout = operand_layout(q.b as usize, q.batch, q.n, q.k, q.sbb, q.sbn, q.sbk, elem);
     let (w_k, vec, sw) = match w_layout {
@@ -53,6 +54,13 @@ pub(crate) fn launch(q: &GemmParams, dtype: DType, tf32: bool, plan: SkinnyPlan,
         Layout::MnUnaligned => (false, false, q.sbk),
         Layout::Strided => return Ok(false),
     };
+    let (w_len, w_rows) = if w_k { (q.k, q.n) } else { (q.n, q.k) };
+    let ring = (cdiv(q.k, 128 / elem) + 1).saturating_mul(cdiv(q.batch, 65_535));
+    let fits_i32 = [q.k + 64, q.n + 64, q.batch, ring].iter().all(|&v| v <= i32::MAX as i64);
+    let tma = tma.filter(|_| vec && fits_i32 && tma_readable(sw, w_len, q.sbb, w_rows * sw, q.batch, elem));
+    if plan.is_none() && tma.is_none() {
+        return Ok(false);
+    }
     let x = Operand { ptr: q.a, batch: q.batch, rows: q.m, k: q.k, sb: q.sab, sr: q.sam, sk: q.sak };
     let x_layout = operand_layout(q.a as usize, q.batch, q.m, q.k, q.sab, q.sam, q.sak, elem);
     let (x, _staged) = if x_layout == Layout::KMajor {
@@ -76,27 +84,26 @@ pub(crate) fn launch(q: &GemmParams, dtype: DType, tf32: bool, plan: SkinnyPlan,
         scn: q.scn,
         scb: q.scb,
         batch: q.batch,
-        k_chunk: plan.k_chunk,
+        k_chunk: 0, // the chosen build's
         beta: q.beta,
     };
     // Operands TMA cannot read (broadcast ones, stride 0, among them) take
     // the register build; so do sizes past the streamed build's 32-bit
     // coordinates and indices (k, n, batch, a block's stages over its
     // batches).
-    let (w_len, w_rows) = if w_k { (q.k, q.n) } else { (q.n, q.k) };
-    let tma_strides = tma_readable(p.sw, w_len, p.swb, w_rows * p.sw, p.batch, elem)
-        && tma_readable(p.sxm, p.k, p.sxb, p.m * p.sxm, p.batch, elem);
-    let ring = (cdiv(p.k, 128 / elem) + 1).saturating_mul(cdiv(p.batch, 65_535));
-    let fits_i32 = [p.k + 64, p.n + 64, p.batch, ring].iter().all(|&v| v <= i32::MAX as i64);
-    if let Some(tp) = tma.filter(|_| vec && tma_strides && fits_i32) {
+    if let Some(tp) = tma.filter(|_| tma_readable(p.sxm, p.k, p.sxb, p.m * p.sxm, p.batch, elem)) {
         launch_tma(&SkinnyParams { k_chunk: tp.k_chunk, ..p }, dtype, tf32, w_k, tp, device, stream)?;
         return Ok(true);
     }
+    let Some(plan) = plan else {
+        return Ok(false); // past 16 rows: the tile kernels
+    };
     let kernel = &SKINNY_KERNELS[dtype_index(dtype)][!w_k as usize][!vec as usize][(plan.mt - 1).clamp(0, 1) as usize];
     let smem = super::plan::skinny_smem(plan.mt);
     let f = kernel.function_smem(device, smem)?;
     let grid = (cdiv(q.n, SKINNY_NW) as u32, plan.ranks as u32, q.batch.clamp(1, 65_535) as u32);
     let block = (SKINNY_WARPS as u32 * 32, 1, 1);
+    let p = SkinnyParams { k_chunk: plan.k_chunk, ..p };
     let mut params = [cuda::arg(&p)];
     let opts = cuda::LaunchOpts { cluster: (1, plan.ranks as u32, 1), after_previous: false };
     cuda::launch_with(f, grid, block, smem, stream, opts, &mut params)?;
@@ -143,7 +150,8 @@ fn launch_tma(p: &SkinnyParams, dtype: DType, tf32: bool, w_k: bool, plan: Skinn
     let x_pitch = stride(p.sxm, m, k);
     let tm_x = tensor_map(dtype, tf32, p.x, [k, m, batch], [x_pitch, stride(p.sxb, batch, m * x_pitch / es)], [atom, 8 * mt as u32, 1], promotion)?;
     let ring = SKINNY_TMA_STAGES.iter().position(|&s| s == plan.stages).ok_or_else(|| Error::runtime(format!("no streaming skinny build with {} stages", plan.stages)))?;
-    let kernel = &SKINNY_TMA_KERNELS[if tf32 { 3 } else { dtype_index(dtype) }][!w_k as usize][(mt - 1).clamp(0, 1) as usize][ring];
+    let blocks = SKINNY_TMA_MT.iter().position(|&b| b == mt).ok_or_else(|| Error::runtime(format!("no streaming skinny build for {mt} blocks of 8 rows")))?;
+    let kernel = &SKINNY_TMA_KERNELS[if tf32 { 3 } else { dtype_index(dtype) }][!w_k as usize][blocks][ring];
     let smem = skinny_tma_smem(mt, plan.stages);
     let f = kernel.function_smem(device, smem)?;
     let grid = (cdiv(p.n, SKINNY_NW) as u32, plan.ranks as u32, p.batch.clamp(1, 65_535) as u32);

@@ -190,6 +190,12 @@ pub const SKINNY_WARPS: i64 = 8;
 pub const SKINNY_NW: i64 = 64;
 /// Most rows (m) the skinny kernel takes: 8 per mma column block, 1 or 2 blocks.
 pub const SKINNY_MAX_M: i64 = 16;
+/// Most rows its streaming build takes, on mma consumers (16-bit types and
+/// TF32): 4 blocks of 8 (batched decode, where the tile kernels stream the
+/// weights slowly).
+pub const SKINNY_TMA_MAX_M: i64 = 32;
+/// The streaming build's m blocks (8 rows each), by kernel.
+pub const SKINNY_TMA_MT: [i64; 3] = [1, 2, 4];
 /// Blocks of one output strip that split K among themselves (a thread block
 /// cluster reducing through distributed shared memory).
 pub const SKINNY_CLUSTERS: [i64; 4] = [1, 2, 4, 8];
@@ -301,14 +307,14 @@ pub fn rust_kernels() -> String {
     }
     r += &format!("static SKINNY_KERNELS: [[[[crate::cuda::Kernel; 2]; 2]; 2]; 3] = [{}];\n", sk.join(", "));
     // The streaming build: [dtype f16, bf16, f32, tf32 (float32 on the
-    // tensor cores)][weights K-major, N-major][m blocks 1, 2][SKINNY_TMA_STAGES].
+    // tensor cores)][weights K-major, N-major][SKINNY_TMA_MT][SKINNY_TMA_STAGES].
     let tma: Vec<String> = ["f16", "bf16", "f32", "tf32"]
         .iter()
         .map(|dt| {
             let per_w: Vec<String> = ["k", "n"]
                 .iter()
                 .map(|w| {
-                    let per_mt: Vec<String> = [1, 2]
+                    let per_mt: Vec<String> = SKINNY_TMA_MT
                         .iter()
                         .map(|mt| {
                             let per_s: Vec<String> = SKINNY_TMA_STAGES
@@ -325,8 +331,9 @@ pub fn rust_kernels() -> String {
         })
         .collect();
     r += &format!(
-        "static SKINNY_TMA_KERNELS: [[[[crate::cuda::Kernel; {}]; 2]; 2]; 4] = [{}];\n",
+        "static SKINNY_TMA_KERNELS: [[[[crate::cuda::Kernel; {}]; {}]; 2]; 4] = [{}];\n",
         SKINNY_TMA_STAGES.len(),
+        SKINNY_TMA_MT.len(),
         tma.join(", ")
     );
     r
