@@ -695,6 +695,10 @@ pub(crate) fn skinny_smem(mt: i64) -> u32 {
 /// 0.47x, M = 16 0.84x; M = 16 against 4096 x 14336, 224 strips, 1.27x. On
 /// the H200, split: M = 16 1.31x, M = 8 0.74x). `ffma`: float32 on those
 /// consumers (TF32 off); TF32's consumers are mma, as 16-bit types' are.
+/// 17 to 32 rows (4 blocks of 8) stream too, on mma consumers only: there
+/// the tile kernels streamed the weights at 0.41-0.84 of cuBLAS with the L2
+/// clean, this build at 0.67-1.05 (H200, bench/explore/decode-split/, set
+/// `midm`, against 4096 x 4096, 4096 x 14336 and 14336 x 4096).
 pub(crate) fn skinny_tma(m: i64, n: i64, batch: i64, ffma: bool, sms: i64) -> bool {
     let strips = skinny_strips(n, batch);
     if m > SKINNY_MAX_M {
