@@ -688,8 +688,9 @@ MYNS_SKINNY(bf16, __nv_bfloat16)
 #define MYNS_SKINNY_TMA_W(dt, T, TF32, w, WK, S)                                                          \
   MYNS_SKINNY_TMA_ONE(dt, T, TF32, w, WK, 1, S) MYNS_SKINNY_TMA_ONE(dt, T, TF32, w, WK, 2, S)              \
   MYNS_SKINNY_TMA_ONE(dt, T, TF32, w, WK, 4, S)
-// m blocks 1, 2 and 4 (src/gemm/tiles.rs SKINNY_TMA_MT; 4 for 16-bit types
-// and TF32 only, whose consumers are mma).
+// m blocks 1, 2 and 4 (src/gemm/tiles.rs SKINNY_TMA_MT). The planner takes 4
+// for 16-bit types and TF32 only, whose consumers are mma; float32's FFMA
+// build of it is never launched.
 #define MYNS_SKINNY_TMA_S(dt, T, TF32, S) MYNS_SKINNY_TMA_W(dt, T, TF32, k, true, S) MYNS_SKINNY_TMA_W(dt, T, TF32, n, false, S)
 // Every stage count of src/gemm/tiles.rs SKINNY_TMA_STAGES.
 #define MYNS_SKINNY_TMA_F16(S) MYNS_SKINNY_TMA_S(f16, __half, false, S)
