@@ -4,8 +4,9 @@
 //! - float16/bfloat16/float32 with at most 16 rows (or columns, computed as
 //!   c^T = b^T a^T), compute capability 9.0 and newer: the skinny kernel
 //!   (kernels/gemm_skinny.cu: the weights streamed once, K split across a
-//!   thread-block cluster, or, 16-bit from 64 column strips on, streamed
-//!   through TMA into a ring of shared-memory stages);
+//!   thread-block cluster, or, from 16 column strips on, streamed through
+//!   TMA into a ring of shared-memory stages, which also takes 17 to 32
+//!   rows of 16-bit types and TF32);
 //! - float16/bfloat16 on compute capability 9.0: the wgmma + TMA kernels
 //!   (kernels/matmul_sm90a.cu, built for sm_90a only), cooperative or
 //!   ping-pong; elsewhere, and for few rows, the mma.sync kernels

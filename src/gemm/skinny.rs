@@ -3,7 +3,8 @@
 //! streamed once with many 16-byte loads in flight; K split across the
 //! blocks of a thread-block cluster, reduced through distributed shared
 //! memory in the same launch. Its streaming build (`tma`) takes the
-//! weights and x through TMA instead.
+//! weights and x through TMA instead, up to 32 rows on mma consumers
+//! (16-bit types; float32 as TF32 where TF32 is allowed).
 
 use super::pack::{self, Operand};
 use super::plan::{cdiv, operand_layout, skinny_tma_smem, Layout, SkinnyPlan};
@@ -35,9 +36,9 @@ struct SkinnyParams {
     beta: i64,
 }
 
-/// Runs `q` (at most 16 rows) on the skinny kernel: a = x, b = the weights,
-/// read in place whatever their row alignment (element loads when rows are
-/// not 16-byte aligned); x is copied to aligned K-major rows first if it
+/// Runs `q` (at most 16 rows; 32 on the streaming build) on the skinny
+/// kernel: a = x, b = the weights, read in place whatever their row
+/// alignment (element loads when rows are not 16-byte aligned); x is copied to aligned K-major rows first if it
 /// is not already (it is small). With `tma` (its plan), weights whose rows
 /// and start are 16-byte aligned go through the streaming build (the others
 /// through `plan`, which has none past 16 rows). `tf32`: float32 in the
