@@ -55,6 +55,10 @@ pub(crate) fn launch(q: &GemmParams, dtype: DType, tf32: bool, plan: Option<Skin
         Layout::MnUnaligned => (false, false, q.sbk),
         Layout::Strided => return Ok(false),
     };
+    // Operands TMA cannot read (broadcast ones, stride 0, among them) take
+    // the register build; so do sizes past the streamed build's 32-bit
+    // coordinates and indices (k, n, batch, a block's stages over its
+    // batches).
     let (w_len, w_rows) = if w_k { (q.k, q.n) } else { (q.n, q.k) };
     let ring = (cdiv(q.k, 128 / elem) + 1).saturating_mul(cdiv(q.batch, 65_535));
     let fits_i32 = [q.k + 64, q.n + 64, q.batch, ring].iter().all(|&v| v <= i32::MAX as i64);
@@ -88,10 +92,7 @@ pub(crate) fn launch(q: &GemmParams, dtype: DType, tf32: bool, plan: Option<Skin
         k_chunk: 0, // the chosen build's
         beta: q.beta,
     };
-    // Operands TMA cannot read (broadcast ones, stride 0, among them) take
-    // the register build; so do sizes past the streamed build's 32-bit
-    // coordinates and indices (k, n, batch, a block's stages over its
-    // batches).
+    // x too (a staged copy always is).
     if let Some(tp) = tma.filter(|_| tma_readable(p.sxm, p.k, p.sxb, p.m * p.sxm, p.batch, elem)) {
         launch_tma(&SkinnyParams { k_chunk: tp.k_chunk, ..p }, dtype, tf32, w_k, tp, device, stream)?;
         return Ok(true);
