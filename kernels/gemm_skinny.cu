@@ -31,8 +31,8 @@
 //                                               v: v (16-byte aligned rows) | e (element loads);
 //                                               mt: 1 (M <= 8) | 2 (M <= 16)
 //   mm_skinny_tma_<dt>_<w>_m<mt>_s<stages>(tmW, tmX, SkinnyParams)   dt: f16 | bf16 | f32 | tf32 (tensor maps: src/gemm/skinny.rs);
-//                                               mt: 1 | 2 | 4 (M <= 32: 16-bit types and TF32);
-//                                               stages: 16 | 8 | 4
+//                                               mt: 1 | 2 | 4 | 8 (4, 8: M <= 32, 64; 16-bit types and TF32);
+//                                               stages: 16 | 8 | 4 (8 m blocks: 8 | 4)
 #include <cuda.h>
 
 #include "matmul_common.cuh"
@@ -347,6 +347,7 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
   static_assert(STAGES % TMA_CW == 0, "stages are dealt to the consumer warps in turn");
   static_assert(!TF32 || std::is_same<T, float>::value, "TF32 is float32 on the tensor cores");
   constexpr bool F32 = std::is_same<T, float>::value, FFMA = F32 && !TF32;
+  static_assert(!FFMA || MT <= 2, "FFMA consumers take at most 16 rows (src/gemm/tiles.rs skinny_tma_built)");
   constexpr int BK = 128 / static_cast<int>(sizeof(T)), W_BYTES = BK * NW * sizeof(T), X_BYTES = MT * 8 * 128, STAGE = W_BYTES + X_BYTES;
   const uint32_t raw = smem_addr(shared_base()) + TMA_CW * MT * 8 * NW * 4;
   const uint32_t base = (raw + 1023u) & ~1023u, bars = base + STAGES * STAGE;
@@ -448,30 +449,30 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
         const uint32_t st = base + s * STAGE, xs = st + W_BYTES;
         if constexpr (W_K) {
           // Thread (g, t) loads k 8t .. 8t + 7 (chunks 2t, 2t + 1) of rows
-          // 16 f + 8 h + g and of x's rows; k-step ks takes the mma's k t and
-          // t + 4 from k 8t + ks and 8t + 4 + ks (word ks of either chunk).
-          uint4 wv[4][2][2], xv[MT][2];
+          // 16 f + 8 h + g and of x's rows, a chunk at a time (8 m blocks
+          // of both would not fit the registers); the chunk's k-step j
+          // takes the mma's k t and t + 4 from its words 2j and 2j + 1.
 #pragma unroll
-          for (int f = 0; f < 4; ++f)
+          for (int c = 0; c < 2; ++c) {
+            uint4 wv[4][2], xv[MT];
 #pragma unroll
-            for (int h = 0; h < 2; ++h)
+            for (int f = 0; f < 4; ++f)
 #pragma unroll
-              for (int c = 0; c < 2; ++c) wv[f][h][c] = lds128(st + swz(16 * f + 8 * h + g, 2 * t + c));
+              for (int h = 0; h < 2; ++h) wv[f][h] = lds128(st + swz(16 * f + 8 * h + g, 2 * t + c));
 #pragma unroll
-          for (int mt = 0; mt < MT; ++mt)
+            for (int mt = 0; mt < MT; ++mt) xv[mt] = lds128(xs + swz(8 * mt + g, 2 * t + c));
 #pragma unroll
-            for (int c = 0; c < 2; ++c) xv[mt][c] = lds128(xs + swz(8 * mt + g, 2 * t + c));
+            for (int j = 0; j < 2; ++j)
 #pragma unroll
-          for (int ks = 0; ks < 4; ++ks)
+              for (int f = 0; f < 4; ++f) {
+                const uint32_t a[4] = {word(wv[f][0], 2 * j), word(wv[f][1], 2 * j), word(wv[f][0], 2 * j + 1), word(wv[f][1], 2 * j + 1)};
 #pragma unroll
-            for (int f = 0; f < 4; ++f) {
-              const uint32_t a[4] = {word(wv[f][0][0], ks), word(wv[f][1][0], ks), word(wv[f][0][1], ks), word(wv[f][1][1], ks)};
-#pragma unroll
-              for (int mt = 0; mt < MT; ++mt) {
-                const uint32_t b[2] = {word(xv[mt][0], ks), word(xv[mt][1], ks)};
-                Mma<float>::run(acc[f][mt], a, b);
+                for (int mt = 0; mt < MT; ++mt) {
+                  const uint32_t b[2] = {word(xv[mt], 2 * j), word(xv[mt], 2 * j + 1)};
+                  Mma<float>::run(acc[f][mt], a, b);
+                }
               }
-            }
+          }
         } else {
           // Two boxes of 32 n (box n / 32: k-rows of 32 n); k-step ks takes
           // the mma's k t and t + 4 from k-rows 8 ks + 2t and 8 ks + 2t + 1
@@ -685,22 +686,18 @@ MYNS_SKINNY(bf16, __nv_bfloat16)
       const __grid_constant__ CUtensorMap tmW, const __grid_constant__ CUtensorMap tmX, const SkinnyParams p) {       \
     myns::skinny::skinny_tma<T, WK, MT, S, TF32>(&tmW, &tmX, p);                                                    \
   }
-#define MYNS_SKINNY_TMA_W(dt, T, TF32, w, WK, S)                                                          \
-  MYNS_SKINNY_TMA_ONE(dt, T, TF32, w, WK, 1, S) MYNS_SKINNY_TMA_ONE(dt, T, TF32, w, WK, 2, S)              \
-  MYNS_SKINNY_TMA_ONE(dt, T, TF32, w, WK, 4, S)
-// m blocks 1, 2 and 4 (src/gemm/tiles.rs SKINNY_TMA_MT). The planner takes 4
-// for 16-bit types and TF32 only, whose consumers are mma; float32's FFMA
-// build of it is never launched.
-#define MYNS_SKINNY_TMA_S(dt, T, TF32, S) MYNS_SKINNY_TMA_W(dt, T, TF32, k, true, S) MYNS_SKINNY_TMA_W(dt, T, TF32, n, false, S)
-// Every stage count of src/gemm/tiles.rs SKINNY_TMA_STAGES.
-#define MYNS_SKINNY_TMA_F16(S) MYNS_SKINNY_TMA_S(f16, __half, false, S)
-#define MYNS_SKINNY_TMA_BF16(S) MYNS_SKINNY_TMA_S(bf16, __nv_bfloat16, false, S)
-#define MYNS_SKINNY_TMA_F32(S) MYNS_SKINNY_TMA_S(f32, float, false, S)
-#define MYNS_SKINNY_TMA_TF32(S) MYNS_SKINNY_TMA_S(tf32, float, true, S)
-MYNS_SKINNY_TMA_STAGES(MYNS_SKINNY_TMA_F16)
-MYNS_SKINNY_TMA_STAGES(MYNS_SKINNY_TMA_BF16)
-MYNS_SKINNY_TMA_STAGES(MYNS_SKINNY_TMA_F32)
-MYNS_SKINNY_TMA_STAGES(MYNS_SKINNY_TMA_TF32)
+// Element type and TF32 flag of each of src/gemm/tiles.rs SKINNY_TMA_DTYPES.
+#define MYNS_SKT_f16 __half, false
+#define MYNS_SKT_bf16 __nv_bfloat16, false
+#define MYNS_SKT_f32 float, false
+#define MYNS_SKT_tf32 float, true
+#define MYNS_SKT_EXPAND(m, ...) m(__VA_ARGS__)
+#define MYNS_SKINNY_TMA_BUILD(dt, MT, S)                            \
+  MYNS_SKT_EXPAND(MYNS_SKINNY_TMA_ONE, dt, MYNS_SKT_##dt, k, true, MT, S) \
+  MYNS_SKT_EXPAND(MYNS_SKINNY_TMA_ONE, dt, MYNS_SKT_##dt, n, false, MT, S)
+// The builds src/gemm/tiles.rs `skinny_tma_built` lists: shared memory
+// within an SM's, and float32's FFMA consumers at most 2 m blocks.
+MYNS_SKINNY_TMA_BUILDS(MYNS_SKINNY_TMA_BUILD)
 
 #define MYNS_SKINNY_F32_ONE(w, WK, v, VEC, MT)                                                       \
   extern "C" __global__ void __launch_bounds__(myns::skinny::THREADS, 1) mm_skinny_f32_##w##v##_m##MT( \

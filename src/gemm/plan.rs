@@ -4,7 +4,7 @@
 //! `mod.rs`, `sm90.rs` and `skinny.rs` only carries plans out.
 
 use super::tiles::{
-    Tile, WgTile, SKINNY_CLUSTERS, SKINNY_MAX_M, SKINNY_NW, SKINNY_TMA_CW, SKINNY_TMA_MAX_M, SKINNY_TMA_MT, SKINNY_TMA_STAGES, SKINNY_WARPS, WG, WGH, WGH_BM, WGK, WGP, WG_BM, WG_BK_BYTES,
+    Tile, WgTile, SKINNY_CLUSTERS, SKINNY_MAX_M, skinny_tma_built, SKINNY_NW, SKINNY_TMA_MAX_M, SKINNY_TMA_MT, SKINNY_TMA_STAGES, SKINNY_WARPS, WG, WGH, WGH_BM, WGK, WGP, WG_BM, WG_BK_BYTES,
 };
 
 /// Ceiling division of non-negative numbers.
@@ -703,7 +703,7 @@ pub(crate) fn skinny_tma(m: i64, n: i64, batch: i64, ffma: bool, sms: i64) -> bo
     let strips = skinny_strips(n, batch);
     if m > SKINNY_MAX_M {
         // 17 to 32 rows: mma consumers only (FFMA would do 32 per weight).
-        !ffma && m <= SKINNY_TMA_MAX_M && strips >= 16
+        !ffma && m <= 32 && strips >= 16
     } else if ffma {
         (m == 1 && strips >= 16) || (strips >= 64 && (strips >= sms || (m > 8 && 2 * strips <= sms)))
     } else {
@@ -768,6 +768,12 @@ pub(crate) fn skinny_tma_plan(
     }
     // The kernel's m blocks: the fewest of SKINNY_TMA_MT that hold m.
     let mt = *SKINNY_TMA_MT.iter().find(|&&b| 8 * b >= m)?;
+    // Which rings are built for it (float16's builds are bfloat16's).
+    let dt = match (ffma, elem) {
+        (true, _) => "f32",
+        (false, 4) => "tf32",
+        _ => "bf16",
+    };
     let bk = 128 / elem;
     let strips = skinny_strips(n, batch);
     let ranks = match forced_ranks {
@@ -787,7 +793,11 @@ pub(crate) fn skinny_tma_plan(
     let [deep, mid, shallow] = SKINNY_TMA_STAGES;
     // Where the 4-stage ring starts, in half strips: past 1.5 strips per SM (float32: 2).
     let shallow_from = if ffma { 4 * sms } else { 3 * sms };
-    let stages = forced_stages.unwrap_or(if mt > 2 {
+    let stages = forced_stages.unwrap_or(if mt > 4 {
+        // 8 m blocks: 8 stages (193 KB); 4 (129 KB) would not fit a second
+        // block on the SM either.
+        mid
+    } else if mt > 2 {
         // 4 m blocks: 16 stages (225 KB) or 8 (129 KB) leave room for one
         // block per SM, 4 (81 KB) for two.
         if strips * ranks <= sms {
@@ -802,15 +812,8 @@ pub(crate) fn skinny_tma_plan(
     } else {
         mid
     });
-    Some(SkinnyPlan { ranks, k_chunk, mt, stages })
-}
-
-/// Shared memory of a streaming skinny launch (kernels/gemm_skinny.cu
-/// `skinny_tma`): the consumer warps' partial sums, 1024 bytes to align the
-/// stages (weights and x), the stages' two barriers each.
-pub(crate) fn skinny_tma_smem(mt: i64, stages: i64) -> u32 {
-    let stage = 128 * SKINNY_NW + mt * 8 * 128; // 128 bytes of k: by the strip's 64 n (weights), by 8 mt rows (x)
-    (SKINNY_TMA_CW * mt * 8 * SKINNY_NW * 4 + 1024 + stages * (stage + 16)) as u32
+    // A forced ring the kernel is not built with (16 stages of 8 m blocks).
+    skinny_tma_built(dt, mt, stages).then_some(SkinnyPlan { ranks, k_chunk, mt, stages })
 }
 
 /// A forced streaming build: `skinny_tma` (its planned ring), or
@@ -839,7 +842,7 @@ pub(crate) fn simt_smem(t: &Tile) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gemm::tiles::{self, SIMT, TC_HALF, TC_X64};
+    use crate::gemm::tiles::{self, skinny_tma_smem, SIMT, SKINNY_TMA_DTYPES, TC_HALF, TC_X64};
 
     #[test]
     fn float32_takes_the_fp64_tensor_cores_where_the_model_says_they_pay() {
@@ -1175,7 +1178,13 @@ mod tests {
         assert_eq!(rows(32, 4096, 4096, 4), (2, 2048, 4, 16));
         assert_eq!(skinny_tma_plan(9, 4096, 4096, 1, 2, false, SMS, None, None).unwrap().mt, 2);
         assert!(skinny_tma_plan(24, 4096, 4096, 1, 4, true, SMS, None, None).is_none());
-        assert!(skinny_tma_plan(33, 4096, 4096, 1, 2, false, SMS, None, None).is_none());
+        // 33 to 64 rows: 8 m blocks on 8 stages (16 are not built: their
+        // shared memory would pass an SM's).
+        assert_eq!(rows(33, 4096, 4096, 2), (1, 4096, 8, 8));
+        assert_eq!(rows(64, 4096, 14336, 4), (2, 7168, 8, 8));
+        assert_eq!(skinny_tma_plan(64, 4096, 4096, 1, 2, false, SMS, None, Some(4)).unwrap().stages, 4);
+        assert!(skinny_tma_plan(40, 4096, 4096, 1, 2, false, SMS, None, Some(16)).is_none());
+        assert!(skinny_tma_plan(65, 4096, 4096, 1, 2, false, SMS, None, None).is_none());
         // Ranges of whole stages: 32 k for float32, 64 for 16-bit (forced).
         assert_eq!(skinny_tma_plan(9, 4096, 4100, 1, 4, true, SMS, None, None).unwrap(), SkinnyPlan { ranks: 2, k_chunk: 2080, mt: 2, stages: 16 });
         assert_eq!(skinny_tma_plan(1, 4096, 4100, 1, 2, false, SMS, Some(2), None).unwrap().k_chunk, 2112);
@@ -1223,6 +1232,16 @@ mod tests {
         // 17 to 32 rows: the streaming build on mma consumers, from 16 strips.
         assert!(skinny_tma(24, 4096, 1, false, SMS) && skinny_tma(32, 1024, 1, false, SMS));
         assert!(!skinny_tma(24, 4096, 1, true, SMS) && !skinny_tma(33, 4096, 1, false, SMS) && !skinny_tma(32, 960, 1, false, SMS));
+        // The builds: every ring fits one block on an SM except 16 stages of
+        // 8 m blocks; FFMA (float32) at most 2 m blocks.
+        for dt in SKINNY_TMA_DTYPES {
+            for mt in SKINNY_TMA_MT {
+                for s in SKINNY_TMA_STAGES {
+                    let fits = !(mt == 8 && s == 16) && (dt != "f32" || mt <= 2);
+                    assert_eq!(skinny_tma_built(dt, mt, s), fits, "{dt} m{mt} s{s}");
+                }
+            }
+        }
         // 4 m blocks: 16 stages fit one block on an SM, 4 stages two.
         assert!(skinny_tma_smem(4, SKINNY_TMA_STAGES[0]) <= 227 * 1024);
         assert!(2 * (skinny_tma_smem(4, SKINNY_TMA_STAGES[2]) + 1024) <= 228 * 1024);

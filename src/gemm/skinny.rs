@@ -3,13 +3,13 @@
 //! streamed once with many 16-byte loads in flight; K split across the
 //! blocks of a thread-block cluster, reduced through distributed shared
 //! memory in the same launch. Its streaming build (`tma`) takes the
-//! weights and x through TMA instead, up to 32 rows on mma consumers
+//! weights and x through TMA instead, up to 64 rows on mma consumers
 //! (16-bit types; float32 as TF32 where TF32 is allowed).
 
 use super::pack::{self, Operand};
-use super::plan::{cdiv, operand_layout, skinny_tma_smem, Layout, SkinnyPlan};
+use super::plan::{cdiv, operand_layout, Layout, SkinnyPlan};
 use super::sm90::{tensor_map, tma_readable};
-use super::tiles::{SKINNY_NW, SKINNY_TMA_CW, SKINNY_TMA_MT, SKINNY_TMA_STAGES, SKINNY_WARPS};
+use super::tiles::{skinny_tma_smem, SKINNY_NW, SKINNY_TMA_CW, SKINNY_TMA_MT, SKINNY_TMA_STAGES, SKINNY_WARPS};
 use super::{GemmParams, SKINNY_KERNELS, SKINNY_TMA_KERNELS};
 use crate::cuda;
 use crate::types::{DType, Error, Result};
@@ -36,7 +36,7 @@ struct SkinnyParams {
     beta: i64,
 }
 
-/// Runs `q` (at most 16 rows; 32 on the streaming build) on the skinny
+/// Runs `q` (at most 16 rows; 64 on the streaming build) on the skinny
 /// kernel: a = x, b = the weights, read in place whatever their row
 /// alignment (element loads when rows are not 16-byte aligned); x is copied to aligned K-major rows first if it
 /// is not already (it is small). With `tma` (its plan), weights whose rows
@@ -153,7 +153,9 @@ fn launch_tma(p: &SkinnyParams, dtype: DType, tf32: bool, w_k: bool, plan: Skinn
     let tm_x = tensor_map(dtype, tf32, p.x, [k, m, batch], [x_pitch, stride(p.sxb, batch, m * x_pitch / es)], [atom, 8 * mt as u32, 1], promotion)?;
     let ring = SKINNY_TMA_STAGES.iter().position(|&s| s == plan.stages).ok_or_else(|| Error::runtime(format!("no streaming skinny build with {} stages", plan.stages)))?;
     let blocks = SKINNY_TMA_MT.iter().position(|&b| b == mt).ok_or_else(|| Error::runtime(format!("no streaming skinny build for {mt} blocks of 8 rows")))?;
-    let kernel = &SKINNY_TMA_KERNELS[if tf32 { 3 } else { dtype_index(dtype) }][!w_k as usize][blocks][ring];
+    let kernel = SKINNY_TMA_KERNELS[if tf32 { 3 } else { dtype_index(dtype) }][!w_k as usize][blocks][ring]
+        .as_ref()
+        .ok_or_else(|| Error::runtime(format!("no streaming skinny build for {mt} blocks of 8 rows on {} stages", plan.stages)))?;
     let smem = skinny_tma_smem(mt, plan.stages);
     let f = kernel.function_smem(device, smem)?;
     let grid = (cdiv(p.n, SKINNY_NW) as u32, plan.ranks as u32, p.batch.clamp(1, 65_535) as u32);

@@ -191,11 +191,11 @@ pub const SKINNY_NW: i64 = 64;
 /// Most rows (m) the skinny kernel takes: 8 per mma column block, 1 or 2 blocks.
 pub const SKINNY_MAX_M: i64 = 16;
 /// Most rows its streaming build takes, on mma consumers (16-bit types and
-/// TF32): 4 blocks of 8 (batched decode, where the tile kernels stream the
+/// TF32): 8 blocks of 8 (batched decode, where the tile kernels stream the
 /// weights slowly).
-pub const SKINNY_TMA_MAX_M: i64 = 32;
+pub const SKINNY_TMA_MAX_M: i64 = 64;
 /// The streaming build's m blocks (8 rows each), by kernel.
-pub const SKINNY_TMA_MT: [i64; 3] = [1, 2, 4];
+pub const SKINNY_TMA_MT: [i64; 4] = [1, 2, 4, 8];
 /// Blocks of one output strip that split K among themselves (a thread block
 /// cluster reducing through distributed shared memory).
 pub const SKINNY_CLUSTERS: [i64; 4] = [1, 2, 4, 8];
@@ -207,6 +207,40 @@ pub const SKINNY_CLUSTERS: [i64; 4] = [1, 2, 4, 8];
 /// the strips fill more than half the SMs (runs 9-12: `plan::skinny_tma_plan`).
 pub const SKINNY_TMA_CW: i64 = 4;
 pub const SKINNY_TMA_STAGES: [i64; 3] = [16, 8, 4];
+/// The streaming build's element types, in its kernel table's order (tf32:
+/// float32 on the tensor cores).
+pub const SKINNY_TMA_DTYPES: [&str; 4] = ["f16", "bf16", "f32", "tf32"];
+
+/// Shared memory of a streaming skinny launch (kernels/gemm_skinny.cu
+/// `skinny_tma`): the consumer warps' partial sums, 1024 bytes to align the
+/// stages (weights and x), the stages' two barriers each.
+pub fn skinny_tma_smem(mt: i64, stages: i64) -> u32 {
+    let stage = 128 * SKINNY_NW + mt * 8 * 128; // 128 bytes of k: by the strip's 64 n (weights), by 8 mt rows (x)
+    (SKINNY_TMA_CW * mt * 8 * SKINNY_NW * 4 + 1024 + stages * (stage + 16)) as u32
+}
+
+/// Whether the streaming build has a kernel for `dtype` (one of
+/// `SKINNY_TMA_DTYPES`), `mt` m blocks and a ring of `stages`: those whose
+/// shared memory fits an SM (8 m blocks: 8 or 4 stages), and float32's FFMA
+/// consumers at most 2 m blocks (16 rows; more would be 32 FFMAs a weight).
+pub fn skinny_tma_built(dtype: &str, mt: i64, stages: i64) -> bool {
+    skinny_tma_smem(mt, stages) <= 227 * 1024 && (dtype != "f32" || mt <= 2)
+}
+
+/// `X(dt, mt, stages)` for every streaming kernel built (both weight layouts each).
+fn skinny_tma_builds() -> String {
+    let mut xs = Vec::new();
+    for dt in SKINNY_TMA_DTYPES {
+        for mt in SKINNY_TMA_MT {
+            for s in SKINNY_TMA_STAGES {
+                if skinny_tma_built(dt, mt, s) {
+                    xs.push(format!("X({dt}, {mt}, {s})"));
+                }
+            }
+        }
+    }
+    format!("#define MYNS_SKINNY_TMA_BUILDS(X) {}\n", xs.join(" "))
+}
 
 fn tc_list(macro_name: &str, tiles: &[Tile]) -> String {
     let rows: Vec<String> = tiles
@@ -245,6 +279,7 @@ pub fn header() -> String {
         by_width(&WG, |t| t.bulk_cols),
         SKINNY_TMA_STAGES.iter().map(|s| format!("X({s})")).collect::<Vec<_>>().join(" ")
     );
+    h += &skinny_tma_builds();
     h
 }
 
@@ -306,9 +341,9 @@ pub fn rust_kernels() -> String {
         sk.push(format!("[{}]", per_dt.join(", ")));
     }
     r += &format!("static SKINNY_KERNELS: [[[[crate::cuda::Kernel; 2]; 2]; 2]; 3] = [{}];\n", sk.join(", "));
-    // The streaming build: [dtype f16, bf16, f32, tf32 (float32 on the
-    // tensor cores)][weights K-major, N-major][SKINNY_TMA_MT][SKINNY_TMA_STAGES].
-    let tma: Vec<String> = ["f16", "bf16", "f32", "tf32"]
+    // The streaming build: [SKINNY_TMA_DTYPES][weights K-major,
+    // N-major][SKINNY_TMA_MT][SKINNY_TMA_STAGES], None where not built.
+    let tma: Vec<String> = SKINNY_TMA_DTYPES
         .iter()
         .map(|dt| {
             let per_w: Vec<String> = ["k", "n"]
@@ -316,10 +351,13 @@ pub fn rust_kernels() -> String {
                 .map(|w| {
                     let per_mt: Vec<String> = SKINNY_TMA_MT
                         .iter()
-                        .map(|mt| {
+                        .map(|&mt| {
                             let per_s: Vec<String> = SKINNY_TMA_STAGES
                                 .iter()
-                                .map(|s| format!("crate::cuda::Kernel::new(&crate::kernels::GEMM_SKINNY, \"mm_skinny_tma_{dt}_{w}_m{mt}_s{s}\")"))
+                                .map(|&s| match skinny_tma_built(dt, mt, s) {
+                                    true => format!("Some(crate::cuda::Kernel::new(&crate::kernels::GEMM_SKINNY, \"mm_skinny_tma_{dt}_{w}_m{mt}_s{s}\"))"),
+                                    false => "None".to_string(),
+                                })
                                 .collect();
                             format!("[{}]", per_s.join(", "))
                         })
@@ -331,9 +369,10 @@ pub fn rust_kernels() -> String {
         })
         .collect();
     r += &format!(
-        "static SKINNY_TMA_KERNELS: [[[[crate::cuda::Kernel; {}]; {}]; 2]; 4] = [{}];\n",
+        "static SKINNY_TMA_KERNELS: [[[[Option<crate::cuda::Kernel>; {}]; {}]; 2]; {}] = [{}];\n",
         SKINNY_TMA_STAGES.len(),
         SKINNY_TMA_MT.len(),
+        SKINNY_TMA_DTYPES.len(),
         tma.join(", ")
     );
     r

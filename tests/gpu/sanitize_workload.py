@@ -21,7 +21,8 @@ within its bound (tests/python/bounds.py), with NaN canaries around the
 arguments; an error ends the run with a non-zero status. The references
 are computed on the CPU, so the sanitizers spend their time on the ops
 under test rather than on PyTorch's own kernels. `--light` keeps
-one aligned and one misaligned product per matmul variant and one shape
+one aligned and one misaligned product per matmul variant (and the
+batched-decode one, for the skinny kernel's rings), and one shape
 per row build and dtype (racecheck is slow).
 """
 
@@ -41,7 +42,7 @@ import cuda_paths as cp  # noqa: E402
 from op_cases import CASES, check_op  # noqa: E402
 
 DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
-LIGHT_PRODUCTS = ("aligned-nn", "offset-by-one")
+LIGHT_PRODUCTS = ("aligned-nn", "offset-by-one", "decode")
 
 
 def workload_paths(light: bool):

@@ -11,6 +11,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <cstring>
 
 static std::function<void()> g_body;
 static void fiber_main() { g_body(); emu::cur->done = true; }
@@ -129,11 +130,15 @@ void skinny_case(bool w_k, bool aligned, int ranks, int batch, int M, int K, int
 // Every case runs on each ring the kernel is built with (`tma_ring`: an
 // index into MYNS_SKINNY_TMA_STAGES).
 using SkinnyTmaKern = void (*)(const CUtensorMap, const CUtensorMap, const SkinnyParams);
-#define SKT(dt, S) {{mm_skinny_tma_##dt##_k_m1_s##S, mm_skinny_tma_##dt##_k_m2_s##S, mm_skinny_tma_##dt##_k_m4_s##S}, \
-                   {mm_skinny_tma_##dt##_n_m1_s##S, mm_skinny_tma_##dt##_n_m2_s##S, mm_skinny_tma_##dt##_n_m4_s##S}}
-#define SKT_RING(S) {SKT(f16, S), SKT(bf16, S), SKT(f32, S), SKT(tf32, S)},
+// The builds (MYNS_SKINNY_TMA_BUILDS, from src/gemm/tiles.rs skinny_tma_built).
+struct SkinnyTmaBuild {
+  const char* dt;
+  int mt, stages;
+  SkinnyTmaKern k, n;
+};
+#define SKT_BUILD(dt, MT, S) {#dt, MT, S, mm_skinny_tma_##dt##_k_m##MT##_s##S, mm_skinny_tma_##dt##_n_m##MT##_s##S},
+static const SkinnyTmaBuild skinny_tma_builds[] = {MYNS_SKINNY_TMA_BUILDS(SKT_BUILD)};
 #define SKT_STAGES(S) S,
-static const SkinnyTmaKern skinny_tma_kernels[][4][2][3] = {MYNS_SKINNY_TMA_STAGES(SKT_RING)};
 static const int tma_stages[] = {MYNS_SKINNY_TMA_STAGES(SKT_STAGES)};
 static int tma_ring = 0;
 // `tf32` (float32): maps of element type TFLOAT32 and the mma build.
@@ -151,7 +156,13 @@ void skinny_tma_case(bool w_k, int batch, int M, int K, int N, unsigned gz, bool
   p.scm = tout ? 1 : N; p.scn = tout ? M : 1; p.scb = (int64_t)M * N; p.batch = batch;
   const int64_t bk = 128 / (int64_t)sizeof(T);
   p.k_chunk = ((K + ranks - 1) / ranks + bk - 1) / bk * bk;
-  const int mt = M <= 8 ? 1 : M <= 16 ? 2 : 4;  // the kernel's m blocks (src/gemm/plan.rs skinny_tma_plan)
+  const int mt = M <= 8 ? 1 : M <= 16 ? 2 : M <= 32 ? 4 : 8;  // the kernel's m blocks (src/gemm/plan.rs skinny_tma_plan)
+  const char* dts[] = {"f16", "bf16", "f32", "tf32"};
+  const char* dt = dts[std::is_same<T, __half>::value ? 0 : std::is_same<T, float>::value ? (tf32 ? 3 : 2) : 1];
+  const SkinnyTmaBuild* build = nullptr;
+  for (const auto& b : skinny_tma_builds)
+    if (!strcmp(b.dt, dt) && b.mt == mt && b.stages == tma_stages[tma_ring]) build = &b;
+  if (!build) return;  // not built (16 stages of 8 m blocks)
   // skinny.rs: a dimension of one element (or batch) gets a stride spanning the data before it.
   auto stride = [&](int64_t s, uint64_t len, uint64_t span) { return len <= 1 ? (span * es + 15) / 16 * 16 : (uint64_t)s * es; };
   const uint64_t wd[3] = {(uint64_t)inner, (uint64_t)outer, (uint64_t)batch};
@@ -163,9 +174,8 @@ void skinny_tma_case(bool w_k, int batch, int M, int K, int N, unsigned gz, bool
   const uint32_t atom = (uint32_t)(128 / es);
   const CUtensorMap tw = myns::emu_tensor_map(W.data(), wd[0], wd[1], wd[2], ws[0], ws[1], atom, w_k ? MYNS_SKINNY_NW : atom, (int)es, tf32);
   const CUtensorMap tx = myns::emu_tensor_map(X.data(), xd[0], xd[1], xd[2], xs[0], xs[1], atom, 8 * mt, (int)es, tf32);
-  const int dt = std::is_same<T, __half>::value ? 0 : std::is_same<T, float>::value ? (tf32 ? 3 : 2) : 1;
-  const SkinnyTmaKern k = skinny_tma_kernels[tma_ring][dt][!w_k][mt == 4 ? 2 : mt - 1];
-  // src/gemm/plan.rs skinny_tma_smem
+  const SkinnyTmaKern k = w_k ? build->k : build->n;
+  // src/gemm/tiles.rs skinny_tma_smem
   const size_t stage = 128 * MYNS_SKINNY_NW + mt * 8 * 128;
   const size_t smem = MYNS_SKINNY_TMA_CW * mt * 8 * MYNS_SKINNY_NW * 4 + 1024 + tma_stages[tma_ring] * (stage + 16);
   launch([&] { k(tw, tx, p); }, {(unsigned)((N + 63) / 64), (unsigned)ranks, gz}, {(MYNS_SKINNY_TMA_CW + 1) * 32, 1, 1}, ranks, smem / 4);
@@ -283,6 +293,12 @@ int main(int argc, char** argv) {
   skinny_tma_case<__nv_bfloat16>(false, 2, 24, 200, 64, 2, true);
   skinny_tma_case<float>(true, 1, 25, 1100, 70, 1, false, 2, true);
   skinny_tma_case<float>(false, 1, 32, 600, 96, 1, false, 1, true);
+  // 33 to 64 rows (8 m blocks; rings of 8 and 4 stages): the same.
+  skinny_tma_case<__nv_bfloat16>(true, 1, 64, 1100, 130, 1);
+  skinny_tma_case<__half>(false, 1, 33, 1030, 70, 1, false, 2);
+  skinny_tma_case<__nv_bfloat16>(false, 2, 40, 200, 64, 2, true);
+  skinny_tma_case<float>(true, 1, 57, 1100, 70, 1, false, 2, true);
+  skinny_tma_case<float>(false, 1, 64, 600, 96, 1, false, 1, true);
   }
   // Staging copies: misaligned rows (odd stride and start), both 16-bit types
   // and float32; a gather from a transposed, strided source.

@@ -6,7 +6,8 @@ tests/gpu/sanitize_workload.py (compute-sanitizer over the same paths).
   tests own the variant names: tile widths of the Hopper kernel, its split-K
   and TF32 forms, the mma.sync and CUDA-core tiles and their splits), each on
   an aligned product that spans several tiles (both operand layouts) and on
-  unaligned ones (odd K and N; a base pointer one element off). A module
+  unaligned ones (odd K and N; a base pointer one element off), and on a
+  batched-decode product (40 rows: the skinny kernel's variants). A module
   there named PATH_PRODUCTS replaces the products below.
 * Row reductions: every build of ``MYNS_ROW_KERNEL`` (``r1``, ``r2``,
   ``r2:32:8``, ``general``, ``general:32:8``, automatic) in each dtype, on
@@ -37,6 +38,10 @@ PRODUCTS = [
     ("aligned-nt", (200, 256, 264), False, True, True, 0),
     ("unaligned", (130, 257, 129), False, False, False, 0),
     ("offset-by-one", (129, 72, 136), False, False, True, 1),
+    # Batched decode against nn.Linear's K-major weights: the skinny
+    # kernel's builds where forced (8 m blocks in the streaming one), 17
+    # strips, the last one partial.
+    ("decode", (40, 320, 1048), False, True, True, 0),
 ]
 
 

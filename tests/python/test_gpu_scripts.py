@@ -58,6 +58,7 @@ def test_paths_cover_every_kernel_family():
     assert {k for k, _ in cp.matmul_paths()} >= {"f16", "bf16", "tf32", "f32"}
     labels = {p[0] for p in cp.products()}
     assert any(p[5] for p in cp.products()) and any(p[1][1] % 8 for p in cp.products()), "unaligned operands"
+    assert any(32 < p[1][0] <= 64 and p[1][2] >= 16 * 64 for p in cp.products()), "a product on the skinny kernel's 8 m blocks"
     assert labels
 
 

@@ -537,9 +537,9 @@ def test_decode_streaming_and_register_builds(kind, variant, kernel_override):
     strips (the last partial) in 4, 32 in 2, 56 in 2 with a short last
     range. TF32: the streaming build multiplies on the tensor cores (mma,
     operands rounded by the TMA loads), the register build stays exact.
-    24 and 32 rows: the streaming build's 4 m blocks (16-bit types and
-    TF32; float32 with TF32 off and the register build leave them to the
-    tile kernels)."""
+    24 and 32 rows: the streaming build's 4 m blocks, 40 and 64 its 8
+    (16-bit types and TF32; float32 with TF32 off, the register build and
+    the 16-stage ring at 8 m blocks leave them to the tile kernels)."""
     if NO_WG:
         pytest.skip("MYNS_MATMUL_KERNEL=nowg")
     kernel_override("MYNS_MATMUL_KERNEL", variant)
@@ -555,7 +555,7 @@ def decode_cases(kind, variant):
     dtype = DT[kind]
     torch.manual_seed(11)
     r = lambda *s: torch.randn(*s, dtype=dtype, device="cuda")  # noqa: E731
-    for m in [1, 5, 9, 16, 24, 32]:
+    for m in [1, 5, 9, 16, 24, 32, 40, 64]:
         shapes = [(4096, 4096), (1000, 4104), (72, 8192), (4160, 64)]
         for k, n in shapes + ([(2048, 1040), (8192, 2048), (9000, 3584)] if variant == "auto" else []):
             x = r(m, k)

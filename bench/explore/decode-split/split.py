@@ -12,7 +12,7 @@ GB/s of x + weights + out, medians over rounds, and the error against
 float64 over its elementwise bound.  Also prints cuBLAS's kernels (name,
 grid, block) for each shape from a profiler trace.
 
-    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32]
+    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64]
 """
 
 import argparse
@@ -134,6 +134,16 @@ SETS["midm"] = [
 SETS["rows32"] = [
     (kind, m, k, n, "nk", ["auto", "skinny_tma16", "skinny_tma8", "skinny_tma4", "skinny_tma4/2", "skinny_tma16/2"])
     for kind, m, k, n in [("tf32", 32, 4096, 14336), ("tf32", 24, 4096, 14336), ("bf16", 32, 4096, 14336), ("tf32", 32, 4096, 4096)]
+]
+
+
+# 33-64 rows on the streaming build's 8 m blocks (forced) against the tile
+# kernels the plan takes there (`auto` before the plan sends them over).
+SETS["rows64"] = [
+    (kind, m, k, n, "nk", ["auto", "skinny_tma", "skinny_tma/2", "skinny_tma4", "skinny_tma4/2"])
+    for kind in ("bf16", "tf32")
+    for m in (40, 48, 64)
+    for k, n in ((4096, 4096), (4096, 14336), (14336, 4096))
 ]
 
 
