@@ -5,8 +5,9 @@
 //!   c^T = b^T a^T), compute capability 9.0 and newer: the skinny kernel
 //!   (kernels/gemm_skinny.cu: the weights streamed once, K split across a
 //!   thread-block cluster, or, from 16 column strips on, streamed through
-//!   TMA into a ring of shared-memory stages, which also takes 17 to 32
-//!   rows of 16-bit types and TF32);
+//!   TMA into a ring of shared-memory stages, which also takes 17 to 64
+//!   rows on mma consumers: 16-bit types to 32 rows, and to 64 on more
+//!   strips than SMs; TF32 to 64);
 //! - float16/bfloat16 on compute capability 9.0: the wgmma + TMA kernels
 //!   (kernels/matmul_sm90a.cu, built for sm_90a only), cooperative or
 //!   ping-pong; elsewhere, and for few rows, the mma.sync kernels
@@ -261,14 +262,14 @@ fn run(p: &Problem, dtype: DType, tf32: bool, accumulate: bool, force: &Force, d
         // The streaming build where it streams faster, or where forced.
         let tma = match &force {
             Force::Tile(..) => forced_tma.is_some(),
-            _ => plan::skinny_tma(q.m, q.n, q.batch, ffma, sms),
+            _ => plan::skinny_tma(q.m, q.n, q.batch, dtype.size() as i64, ffma, sms),
         };
         let tma_plan = if tma {
             plan::skinny_tma_plan(q.m, q.n, q.k, q.batch, dtype.size() as i64, ffma, sms, ranks, forced_tma.flatten())
         } else {
             None
         };
-        // (The register build takes at most 16 rows; the streaming one 32.)
+        // (The register build takes at most 16 rows; the streaming one 64.)
         let plan = plan::skinny_plan(q.m, q.n, q.k, q.batch, sms, ranks);
         if (plan.is_some() || tma_plan.is_some()) && skinny::launch(&q, dtype, tf32, plan, tma_plan, device, stream)? {
             return Ok(());

@@ -698,12 +698,19 @@ pub(crate) fn skinny_smem(mt: i64) -> u32 {
 /// 17 to 32 rows (4 blocks of 8) stream too, on mma consumers only: there
 /// the tile kernels streamed the weights at 0.41-0.84 of cuBLAS with the L2
 /// clean, this build at 0.67-1.05 (H200, bench/explore/decode-split/, set
-/// `midm`, against 4096 x 4096, 4096 x 14336 and 14336 x 4096).
-pub(crate) fn skinny_tma(m: i64, n: i64, batch: i64, ffma: bool, sms: i64) -> bool {
+/// `midm`, against 4096 x 4096, 4096 x 14336 and 14336 x 4096). 33 to 64
+/// rows (8 blocks of 8; set `rows64`, 40, 48 and 64 rows, L2 clean / after
+/// do_bench's flush): TF32 streamed at 0.77-0.95 / 0.87-0.99 of cuBLAS
+/// where the tile kernels ran at 0.44-0.69 / 0.54-0.77; 16-bit weights
+/// gained only on more strips than SMs (4096 x 14336, 224 strips: 1.00-1.09x
+/// the tile kernels) and lost up to 10% on 64 strips, which keep the tile
+/// kernels. `elem`: bytes per element.
+pub(crate) fn skinny_tma(m: i64, n: i64, batch: i64, elem: i64, ffma: bool, sms: i64) -> bool {
     let strips = skinny_strips(n, batch);
     if m > SKINNY_MAX_M {
-        // 17 to 32 rows: mma consumers only (FFMA would do 32 per weight).
-        !ffma && m <= 32 && strips >= 16
+        // Past 16 rows: mma consumers only (FFMA would do m per weight).
+        let streams = m <= 32 || elem == 4 || strips > sms;
+        !ffma && m <= SKINNY_TMA_MAX_M && strips >= 16 && streams
     } else if ffma {
         (m == 1 && strips >= 16) || (strips >= 64 && (strips >= sms || (m > 8 && 2 * strips <= sms)))
     } else {
@@ -1219,19 +1226,22 @@ mod tests {
         assert_eq!(skinny_plan(1, 64, 600, 1, SMS, Some(3)).unwrap().ranks, 4);
         assert_eq!(skinny_plan(17, 64, 600, 1, SMS, None), None);
         // 16-bit: the streaming build from 16 strips (N = 1024, or batches of strips).
-        assert!(skinny_tma(16, 4096, 1, false, SMS) && skinny_tma(1, 128256, 1, false, SMS) && skinny_tma(1, 256, 4, false, SMS));
-        assert!(skinny_tma(16, 1024, 1, false, SMS) && skinny_tma(1, 64, 16, false, SMS));
-        assert!(!skinny_tma(1, 960, 1, false, SMS) && !skinny_tma(1, 64, 15, false, SMS));
+        assert!(skinny_tma(16, 4096, 1, 2, false, SMS) && skinny_tma(1, 128256, 1, 2, false, SMS) && skinny_tma(1, 256, 4, 2, false, SMS));
+        assert!(skinny_tma(16, 1024, 1, 2, false, SMS) && skinny_tma(1, 64, 16, 2, false, SMS));
+        assert!(!skinny_tma(1, 960, 1, 2, false, SMS) && !skinny_tma(1, 64, 15, 2, false, SMS));
         // float32: M = 1 from 16 strips, or strips enough for every SM.
-        assert!(skinny_tma(1, 4096, 1, true, SMS) && skinny_tma(16, 14336, 1, true, SMS) && skinny_tma(1, 2048, 1, true, SMS));
-        assert!(!skinny_tma(1, 960, 1, true, SMS) && !skinny_tma(16, 2048, 1, true, SMS));
-        assert!(!skinny_tma(2, 4096, 1, true, SMS) && !skinny_tma(8, 4096, 1, true, SMS) && skinny_tma(16, 4096, 1, true, SMS));
-        assert!(!skinny_tma(16, 6400, 1, true, SMS)); // 100 strips: no room to split, FFMA-bound at 16 rows
+        assert!(skinny_tma(1, 4096, 1, 4, true, SMS) && skinny_tma(16, 14336, 1, 4, true, SMS) && skinny_tma(1, 2048, 1, 4, true, SMS));
+        assert!(!skinny_tma(1, 960, 1, 4, true, SMS) && !skinny_tma(16, 2048, 1, 4, true, SMS));
+        assert!(!skinny_tma(2, 4096, 1, 4, true, SMS) && !skinny_tma(8, 4096, 1, 4, true, SMS) && skinny_tma(16, 4096, 1, 4, true, SMS));
+        assert!(!skinny_tma(16, 6400, 1, 4, true, SMS)); // 100 strips: no room to split, FFMA-bound at 16 rows
         // TF32 (mma consumers): as 16-bit types.
-        assert!(skinny_tma(8, 4096, 1, false, SMS) && skinny_tma(16, 6400, 1, false, SMS) && skinny_tma(2, 1024, 1, false, SMS));
+        assert!(skinny_tma(8, 4096, 1, 4, false, SMS) && skinny_tma(16, 6400, 1, 4, false, SMS) && skinny_tma(2, 1024, 1, 4, false, SMS));
         // 17 to 32 rows: the streaming build on mma consumers, from 16 strips.
-        assert!(skinny_tma(24, 4096, 1, false, SMS) && skinny_tma(32, 1024, 1, false, SMS));
-        assert!(!skinny_tma(24, 4096, 1, true, SMS) && !skinny_tma(33, 4096, 1, false, SMS) && !skinny_tma(32, 960, 1, false, SMS));
+        assert!(skinny_tma(24, 4096, 1, 2, false, SMS) && skinny_tma(32, 1024, 1, 2, false, SMS));
+        assert!(!skinny_tma(24, 4096, 1, 4, true, SMS) && !skinny_tma(65, 14336, 1, 2, false, SMS) && !skinny_tma(32, 960, 1, 2, false, SMS));
+        // 33 to 64 rows: TF32 from 16 strips, 16-bit types from more strips than SMs.
+        assert!(skinny_tma(33, 1024, 1, 4, false, SMS) && skinny_tma(64, 4096, 1, 4, false, SMS) && !skinny_tma(64, 4096, 1, 4, true, SMS));
+        assert!(skinny_tma(64, 14336, 1, 2, false, SMS) && !skinny_tma(33, 4096, 1, 2, false, SMS) && !skinny_tma(40, 8448, 1, 2, false, SMS));
         // The builds: every ring fits one block on an SM except 16 stages of
         // 8 m blocks; FFMA (float32) at most 2 m blocks.
         for dt in SKINNY_TMA_DTYPES {
