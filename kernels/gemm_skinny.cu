@@ -369,6 +369,20 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
   }
   __syncthreads();
   int done = 0;  // stages of earlier batches: the ring's position
+  // A consumer warp's stages of this batch (every TMA_CW-th): waits for
+  // each, runs `body` on it (weights at st, x at xs), gives it back to the
+  // producer.
+  auto consume = [&](auto&& body) {
+    for (int i = warp; i < stages; i += TMA_CW) {
+      const int it = done + i, s = it % STAGES;
+      mbar_wait(full(s), (it / STAGES) & 1);
+      const uint32_t st = base + s * STAGE;
+      body(st, st + W_BYTES);
+      reads_before_async_writes();
+      __syncwarp();
+      if (lane == 0) mbar_arrive(empty(s));
+    }
+  };
   for (int64_t z = blockIdx.z; z < p.batch; z += gridDim.z, done += stages) {
     const int zi = static_cast<int>(z);
     if (warp == TMA_CW) {
@@ -394,10 +408,7 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
     } else if constexpr (FFMA) {
       constexpr int R = 8 * MT;
       float acc[2][R] = {};
-      for (int i = warp; i < stages; i += TMA_CW) {
-        const int it = done + i, s = it % STAGES;
-        mbar_wait(full(s), (it / STAGES) & 1);
-        const uint32_t st = base + s * STAGE, xs = st + W_BYTES;
+      consume([&](uint32_t st, uint32_t xs) {
 #pragma unroll 2
         for (int c = 0; c < BK / 4; ++c) {
           // k 4c .. 4c + 3 of columns lane and lane + 32.
@@ -427,10 +438,7 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
             }
           }
         }
-        reads_before_async_writes();
-        __syncwarp();
-        if (lane == 0) mbar_arrive(empty(s));
-      }
+      });
       float* mine = shared_base() + warp * (R * NW);
 #pragma unroll
       for (int r = 0; r < R; ++r) {
@@ -443,10 +451,7 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
       // order inside an mma is free as long as x follows it; each k-step's 8 k
       // are chosen so that a warp's shared-memory loads hit distinct banks.
       float acc[4][MT][4] = {};
-      for (int i = warp; i < stages; i += TMA_CW) {
-        const int it = done + i, s = it % STAGES;
-        mbar_wait(full(s), (it / STAGES) & 1);
-        const uint32_t st = base + s * STAGE, xs = st + W_BYTES;
+      consume([&](uint32_t st, uint32_t xs) {
         if constexpr (W_K) {
           // Thread (g, t) loads k 8t .. 8t + 7 (chunks 2t, 2t + 1) of rows
           // 16 f + 8 h + g and of x's rows, a chunk at a time (8 m blocks
@@ -498,18 +503,12 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
             }
           }
         }
-        reads_before_async_writes();
-        __syncwarp();
-        if (lane == 0) mbar_arrive(empty(s));
-      }
+      });
       // Both layouts' accumulators: rows n = 16 f + 8 (e >> 1) + g.
       store_partials<true, MT>(shared_base() + warp * (MT * 8 * NW), acc, g, t);
     } else {
       float acc[4][MT][4] = {};
-      for (int i = warp; i < stages; i += TMA_CW) {
-        const int it = done + i, s = it % STAGES;
-        mbar_wait(full(s), (it / STAGES) & 1);
-        const uint32_t st = base + s * STAGE, xs = st + W_BYTES;
+      consume([&](uint32_t st, uint32_t xs) {
         if constexpr (W_K) {
           // Two k-steps of 32; load (f, h): row 16 f + 8 h + g, k 32 ks + 8 t
           // .. + 7 (chunk 4 ks + t).
@@ -536,10 +535,7 @@ __device__ __forceinline__ void skinny_tma(const CUtensorMap* tmW, const CUtenso
             mma_step_n<T, MT>(acc, wv, xv);
           }
         }
-        reads_before_async_writes();
-        __syncwarp();
-        if (lane == 0) mbar_arrive(empty(s));
-      }
+      });
       store_partials<W_K, MT>(shared_base() + warp * (MT * 8 * NW), acc, g, t);
     }
     finish<T, MT, TMA_CW, TMA_THREADS>(p, z, n0, rank, ranks);
