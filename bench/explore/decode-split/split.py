@@ -12,7 +12,7 @@ GB/s of x + weights + out, medians over rounds, and the error against
 float64 over its elementwise bound.  Also prints cuBLAS's kernels (name,
 grid, block) for each shape from a profiler trace.
 
-    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64]
+    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64]
 """
 
 import argparse
@@ -143,6 +143,15 @@ SETS["rows64"] = [
     (kind, m, k, n, "nk", ["auto", "skinny_tma", "skinny_tma/2", "skinny_tma4", "skinny_tma4/2"])
     for kind in ("bf16", "tf32")
     for m in (40, 48, 64)
+    for k, n in ((4096, 4096), (4096, 14336), (14336, 4096))
+]
+
+
+# bf16 at 48-96 rows on the tile kernels (64 strips and fewer, where the
+# streaming build lost): the plan against 64-row tiles split 2 to 4 ways.
+SETS["tiles64"] = [
+    ("bf16", m, k, n, "nk", ["auto", "wgh64/2", "wgh64/3", "wgh64/4", "wgh128/2", "wgh128/4", "wg64k2", "wg64k4"])
+    for m in (48, 64, 96)
     for k, n in ((4096, 4096), (4096, 14336), (14336, 4096))
 ]
 
