@@ -775,12 +775,6 @@ pub(crate) fn skinny_tma_plan(
     }
     // The kernel's m blocks: the fewest of SKINNY_TMA_MT that hold m.
     let mt = *SKINNY_TMA_MT.iter().find(|&&b| 8 * b >= m)?;
-    // Which rings are built for it (float16's builds are bfloat16's).
-    let dt = match (ffma, elem) {
-        (true, _) => "f32",
-        (false, 4) => "tf32",
-        _ => "bf16",
-    };
     let bk = 128 / elem;
     let strips = skinny_strips(n, batch);
     let ranks = match forced_ranks {
@@ -820,7 +814,7 @@ pub(crate) fn skinny_tma_plan(
         mid
     });
     // A forced ring the kernel is not built with (16 stages of 8 m blocks).
-    skinny_tma_built(dt, mt, stages).then_some(SkinnyPlan { ranks, k_chunk, mt, stages })
+    skinny_tma_built(ffma, mt, stages).then_some(SkinnyPlan { ranks, k_chunk, mt, stages })
 }
 
 /// A forced streaming build: `skinny_tma` (its planned ring), or
@@ -1248,7 +1242,7 @@ mod tests {
             for mt in SKINNY_TMA_MT {
                 for s in SKINNY_TMA_STAGES {
                     let fits = !(mt == 8 && s == 16) && (dt != "f32" || mt <= 2);
-                    assert_eq!(skinny_tma_built(dt, mt, s), fits, "{dt} m{mt} s{s}");
+                    assert_eq!(skinny_tma_built(dt == "f32", mt, s), fits, "{dt} m{mt} s{s}");
                 }
             }
         }

@@ -219,12 +219,12 @@ pub fn skinny_tma_smem(mt: i64, stages: i64) -> u32 {
     (SKINNY_TMA_CW * mt * 8 * SKINNY_NW * 4 + 1024 + stages * (stage + 16)) as u32
 }
 
-/// Whether the streaming build has a kernel for `dtype` (one of
-/// `SKINNY_TMA_DTYPES`), `mt` m blocks and a ring of `stages`: those whose
-/// shared memory fits an SM (8 m blocks: 8 or 4 stages), and float32's FFMA
-/// consumers at most 2 m blocks (16 rows; more would be 32 FFMAs a weight).
-pub fn skinny_tma_built(dtype: &str, mt: i64, stages: i64) -> bool {
-    skinny_tma_smem(mt, stages) <= 227 * 1024 && (dtype != "f32" || mt <= 2)
+/// Whether the streaming build has a kernel for `mt` m blocks on a ring of
+/// `stages`: those whose shared memory fits an SM (8 m blocks: 8 or 4
+/// stages), and with FFMA consumers (`ffma`: `f32`, float32 with TF32 off)
+/// at most 2 m blocks (16 rows; more would be 32 FFMAs a weight).
+pub fn skinny_tma_built(ffma: bool, mt: i64, stages: i64) -> bool {
+    skinny_tma_smem(mt, stages) <= 227 * 1024 && (!ffma || mt <= 2)
 }
 
 /// `X(dt, mt, stages)` for every streaming kernel built (both weight layouts each).
@@ -233,7 +233,7 @@ fn skinny_tma_builds() -> String {
     for dt in SKINNY_TMA_DTYPES {
         for mt in SKINNY_TMA_MT {
             for s in SKINNY_TMA_STAGES {
-                if skinny_tma_built(dt, mt, s) {
+                if skinny_tma_built(dt == "f32", mt, s) {
                     xs.push(format!("X({dt}, {mt}, {s})"));
                 }
             }
@@ -354,7 +354,7 @@ pub fn rust_kernels() -> String {
                         .map(|&mt| {
                             let per_s: Vec<String> = SKINNY_TMA_STAGES
                                 .iter()
-                                .map(|&s| match skinny_tma_built(dt, mt, s) {
+                                .map(|&s| match skinny_tma_built(*dt == "f32", mt, s) {
                                     true => format!("Some(crate::cuda::Kernel::new(&crate::kernels::GEMM_SKINNY, \"mm_skinny_tma_{dt}_{w}_m{mt}_s{s}\"))"),
                                     false => "None".to_string(),
                                 })
