@@ -355,7 +355,13 @@ pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i6
     // M = 128, K = N = 4096 25.3 us unsplit, 22.4 in two ranges, 26.0 in
     // four; K = 14336 73.6, 55.2, 59.9; 1024^3 7.9, 14.6, 21.3.
     const L2_UNITS_PER_BYTE: f64 = 0.3;
-    const FIXUP_PER_RANGE: f64 = 3.7e6 * 2.5;
+    // A 64-row tile's range costs half that, fitted to the H200 (bench/
+    // explore/decode-split/, set `tiles64`): at 2.5 us the model kept M = 48
+    // to 64 against a 4096 x 4096 weight on unsplit 64 x 64 tiles (21.9 us)
+    // where two ranges ran in 17.9, and M = 96 against 14336 x 4096 (K x N)
+    // on 128 x 64 tiles in two ranges (49.6 us) where 64 x 128 ones ran in
+    // 41.7.
+    let fixup_per_range = 3.7e6 * 2.5 * if t.bm == WGH_BM { 0.5 } else { 1.0 };
     let tiles = wg_tiles(m, n, batch, t) * splits;
     let eff = match (t.bm, t.bn, t.pingpong) {
         (WGH_BM, 128, _) => WGH128_EFF,
@@ -386,7 +392,7 @@ pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i6
     let memory = ((m * k + k * n) * elem + m * n * elem) as f64 * batch as f64 * UNITS_PER_BYTE;
     let mut time = compute.max(memory) + 0.25 * compute.min(memory);
     if splits > 1 && !k_cluster {
-        time += (m * n * batch * splits * 8) as f64 * L2_UNITS_PER_BYTE + FIXUP_PER_RANGE * splits as f64;
+        time += (m * n * batch * splits * 8) as f64 * L2_UNITS_PER_BYTE + fixup_per_range * splits as f64;
     }
     time
 }
@@ -978,12 +984,16 @@ mod tests {
         assert_eq!(wg_auto(16, 4096, 4096, 1, 2, SMS, KN), None);
         // M = 128 against a 4096 x 4096 or 14336 x 4096 weight: 64 tiles of
         // 128 x 64 fill half the SMs, in two K ranges as a cluster's blocks
-        // all of them. M = 64 and 32: 64-row tiles.
+        // all of them. M = 32 to 64: 64 x 64 tiles in two K ranges; 80 and
+        // 96: 64 x 128 ones, also against 14336 x 4096 (set `tiles64`).
         let kc = |p: WgPlan| (p.tile, p.splits, p.k_cluster, p.cluster);
         assert_eq!(wg_auto(128, 4096, 4096, 1, 2, SMS, KN).map(kc), Some((WG[3], 2, true, 1)));
         assert_eq!(wg_auto(128, 4096, 14336, 1, 2, SMS, KN).map(kc), Some((WG[3], 2, true, 1)));
-        for m in [32, 64] {
-            assert_eq!(wg_auto(m, 4096, 4096, 1, 2, SMS, NK).map(|p| (p.tile, p.splits)), Some((WGH[1], 1)));
+        for m in [32, 48, 64] {
+            assert_eq!(wg_auto(m, 4096, 4096, 1, 2, SMS, NK).map(|p| (p.tile, p.splits)), Some((WGH[1], 2)));
+        }
+        for (m, k) in [(80, 4096), (96, 4096), (96, 14336)] {
+            assert_eq!(wg_auto(m, 4096, k, 1, 2, SMS, NK).map(|p| (p.tile, p.splits)), Some((WGH[0], 2)));
         }
         // Short K stays unsplit (512^3, 1024^3: the cluster's fixed cost).
         for k in [512, 1024] {

@@ -12,7 +12,7 @@ GB/s of x + weights + out, medians over rounds, and the error against
 float64 over its elementwise bound.  Also prints cuBLAS's kernels (name,
 grid, block) for each shape from a profiler trace.
 
-    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64]
+    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix]
 """
 
 import argparse
@@ -153,6 +153,19 @@ SETS["tiles64"] = [
     ("bf16", m, k, n, "nk", ["auto", "wgh64/2", "wgh64/3", "wgh64/4", "wgh128/2", "wgh128/4", "wg64k2", "wg64k4"])
     for m in (48, 64, 96)
     for k, n in ((4096, 4096), (4096, 14336), (14336, 4096))
+]
+
+
+# Where halving the 64-row tiles' cost per K range (plan.rs `wg_cost`) moved
+# the plan, bf16: `auto` (the new plan) against the old one, forced.
+SETS["wghfix"] = [
+    ("bf16", m, k, n, "nk", ["auto", old])
+    for m, k, n, old in [
+        (48, 4096, 4096, "wgh64"), (64, 4096, 4096, "wgh64"), (80, 4096, 4096, "wgh64"), (96, 4096, 4096, "wgh64"),
+        (80, 14336, 4096, "wg64/2"), (96, 14336, 4096, "wg64/2"), (80, 8192, 4096, "wg64/2"),
+        (112, 4096, 1024, "wg64k2"), (128, 4096, 1024, "wg64k2"), (256, 4096, 1024, "wg64k2"),
+        (128, 8192, 2048, "wg64k2"), (128, 32000, 2048, "wg64/3"), (192, 16384, 1024, "wg64/4"),
+    ]
 ]
 
 
