@@ -444,7 +444,14 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
     // K = N = 4096: 0.95 against 0.82; M = 64: 0.90 against 0.76), not
     // beyond (M = 128, K = 14336: 0.95 against 1.01 on 128 x 64 in two
     // ranges).
-    let half = WGH.iter().filter(|_| few && elem == 2);
+    // And not where M fills the 128-row tiles' rows (the K cluster's
+    // condition below) at K under 8192: there the model rates two ranges of
+    // 64-row tiles about level with a K cluster of 128-row ones, which ran
+    // 9-14% faster (H200, bf16, set `wghfix`: M = 112, 128 and 256 against a
+    // 4096 x 1024 weight), while at longer K the 64-row tiles won (M = 128,
+    // K x N = 8192 x 2048: 0.89 of cuBLAS against 0.77).
+    let fills = |bm: i64| 4 * cdiv(m, bm) * bm <= 5 * m;
+    let half = WGH.iter().filter(|_| few && elem == 2 && (long_k || !fills(WG_BM)));
     for t in WG.iter().chain(half) {
         let count = wg_tiles(m, n, batch, t);
         let max_splits = if count >= sms || !(few || long_k) { 1 } else { (sms / count).clamp(1, 16).min((k / 2048).max(1)) };
@@ -458,7 +465,7 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
         // most half the SMs and M fills their rows (H200, bench/explore/
         // k-cluster/: M = 64 on 128 x 64 tiles in two ranges ran at 0.69 of
         // cuBLAS, 0.80 on the 64-row tiles).
-        if k_cluster_able(t) && 2 * count <= sms && 4 * cdiv(m, t.bm) * t.bm <= 5 * m {
+        if k_cluster_able(t) && 2 * count <= sms && fills(t.bm) {
             let c = wg_cost(t, m, n, k, batch, 2, sms, elem, ops, true);
             if best.as_ref().is_none_or(|(b, _)| c < *b * 0.999) {
                 best = Some((c, WgPlan { tile: *t, splits: 2, a_reg: false, cluster: 1, k_cluster: true }));
@@ -995,6 +1002,11 @@ mod tests {
         for (m, k) in [(80, 4096), (96, 4096), (96, 14336)] {
             assert_eq!(wg_auto(m, 4096, k, 1, 2, SMS, NK).map(|p| (p.tile, p.splits)), Some((WGH[0], 2)));
         }
+        // Where M fills the 128-row tiles, those in a K cluster, but for long K (set `wghfix`).
+        for m in [112, 128, 256] {
+            assert_eq!(wg_auto(m, 1024, 4096, 1, 2, SMS, NK).map(kc), Some((WG[3], 2, true, 1)), "{m}");
+        }
+        assert_eq!(wg_auto(128, 2048, 8192, 1, 2, SMS, NK).map(|p| (p.tile, p.splits)), Some((WGH[0], 4)));
         // Short K stays unsplit (512^3, 1024^3: the cluster's fixed cost).
         for k in [512, 1024] {
             assert!(!wg_auto(k, k, k, 1, 2, SMS, KN).unwrap().k_cluster, "{k}");
