@@ -12,7 +12,7 @@ GB/s of x + weights + out, medians over rounds, and the error against
 float64 over its elementwise bound.  Also prints cuBLAS's kernels (name,
 grid, block) for each shape from a profiler trace.
 
-    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix]
+    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix|wghc2]
 """
 
 import argparse
@@ -168,6 +168,21 @@ SETS["wghfix"] = [
         (112, 4096, 1024, "wgh64/2"), (128, 4096, 1024, "wgh64/2"), (256, 4096, 1024, "wgh64/2"),
         (128, 8192, 2048, "wg64k2"), (128, 32000, 2048, "wg64/3"), (192, 16384, 1024, "wg64/4"),
         (160, 4096, 2048, "wg64/2"), (192, 4096, 2048, "wg64/2"), (96, 32000, 2048, "wg64/3"), (80, 8192, 2048, "wg64/3"),
+    ]
+]
+
+
+# The plan's 64-row tiles at 80 rows and more have two rows of tiles and
+# more: pairs of them in a cluster (`c2`) share the weights' loads
+# (multicast), against the plan (aeea664) without.
+SETS["wghc2"] = [
+    ("bf16", m, k, n, "nk", ["auto", *pairs])
+    for m, k, n, pairs in [
+        (80, 4096, 4096, ["wgh128c2/2", "wgh64c2/2"]), (96, 4096, 4096, ["wgh128c2/2", "wgh64c2/2"]),
+        (80, 14336, 4096, ["wgh128c2/2"]), (96, 14336, 4096, ["wgh128c2/2", "wgh128c2/4"]), (80, 8192, 4096, ["wgh128c2/2"]),
+        (96, 4096, 14336, ["wgh128c2", "wgh128c2/2"]), (96, 32000, 2048, ["wgh128c2/4"]), (128, 8192, 2048, ["wgh128c2/4"]),
+        (160, 4096, 2048, ["wgh128c2/2"]), (192, 16384, 1024, ["wgh128c2/5"]),
+        (128, 4096, 1024, ["wgh64c2/2"]), (256, 4096, 1024, ["wgh64c2/2"]),
     ]
 ]
 
