@@ -12,7 +12,7 @@ GB/s of x + weights + out, medians over rounds, and the error against
 float64 over its elementwise bound.  Also prints cuBLAS's kernels (name,
 grid, block) for each shape from a profiler trace.
 
-    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix|wghc2]
+    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix|wghc2|ragged]
 """
 
 import argparse
@@ -184,6 +184,15 @@ SETS["wghc2"] = [
         (160, 4096, 2048, ["wgh128c2/2"]), (192, 16384, 1024, ["wgh128c2/5"]),
         (128, 4096, 1024, ["wgh64c2/2"]), (256, 4096, 1024, ["wgh64c2/2"]),
     ]
+]
+
+
+# The report's ragged and small squares (kn, as bench_matmul.py lays them
+# out): the plan against every Hopper tile, paired or in K clusters.
+RAGGED = ["auto", "wg256", "wg192", "wg128", "wg64", "wgp128", "wgp64", "wgh128", "wgh64", "wg192c1", "wg256c1", "wg128c2", "wg64k2", "wg128k2"]
+SETS["ragged"] = [
+    (kind, m, k, n, "kn", RAGGED)
+    for kind, m, k, n in [("bf16", 1000, 1000, 1000), ("bf16", 1024, 1024, 1024), ("f16", 1024, 1024, 1024), ("bf16", 512, 512, 512), ("bf16", 3000, 1000, 2000)]
 ]
 
 
