@@ -407,6 +407,26 @@ pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i6
 /// 1024 0.79 -> 0.89 faster); values from about 360 to 600 order those right.
 const KC_FIXED: f64 = 520.0;
 
+/// Whether a 16-bit product of 33 to 128 rows and K of 2048 or more (the
+/// measured ones had 3584 and 4096) runs on one wave of 64 x 128 tiles over
+/// all of K: where one row of those tiles fills about half the
+/// SMs or more and all of them at most 1.2 waves (one product, not a
+/// batch). There cuBLAS runs one wave of
+/// 128-column tiles too (`nvjet_sm90_tst_128x48_64x9_4x1`, 112 blocks at
+/// 48 x 4096 x 14336), and on the H200 these ran at 0.95-1.03 of cuBLAS
+/// where the plan had run at 0.60-0.75 (bench/explore/decode-split/, sets
+/// `n14336` and `wave1`, L2 clean; W^T, K = 4096: 40 to 64 rows against N
+/// = 8192 to 16384; 96 and 128 rows against 8192 0.89 and 0.93 where it
+/// had 0.75 and 0.90; 64 x 3584 x 18944, 148 tiles, 0.78 against 0.62).
+/// At 17 to 32 rows the streaming build ran as fast or faster after
+/// do_bench's flush, and keeps them; under 48% of the SMs the split
+/// 64-row tiles of `wg_auto`'s model do better (4096 columns, set
+/// `tiles64`).
+pub(crate) fn wgh_wave(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64) -> bool {
+    let (cols, count) = (cdiv(n, WGH[0].bn), wg_tiles(m, n, batch, &WGH[0]));
+    elem == 2 && batch == 1 && m > 32 && m <= 2 * WGH_BM && k >= 2048 && 25 * cols >= 12 * sms && 5 * count <= 6 * sms
+}
+
 /// The automatic Hopper plan for 16-bit types (and TF32's K-major copies:
 /// `elem` 4): the cooperative tile and split count with the least modelled
 /// time, or `None` where the mma.sync kernels are expected to do better
@@ -419,6 +439,9 @@ const KC_FIXED: f64 = 520.0;
 pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> Option<WgPlan> {
     if m <= 16 || k < wg_bk(elem) {
         return None;
+    }
+    if wgh_wave(m, n, k, batch, elem, sms) {
+        return Some(WgPlan { tile: WGH[0], splits: 1, a_reg: false, cluster: 1, k_cluster: false });
     }
     let mut best: Option<(f64, WgPlan)> = None;
     // Split K only where even the narrowest tiles leave half the SMs idle:
@@ -717,12 +740,14 @@ pub(crate) fn skinny_smem(mt: i64) -> u32 {
 /// where the tile kernels ran at 0.44-0.69 / 0.54-0.77; 16-bit weights
 /// gained only on more strips than SMs (4096 x 14336, 224 strips: 1.00-1.09x
 /// the tile kernels) and lost up to 10% on 64 strips, which keep the tile
-/// kernels. `elem`: bytes per element.
-pub(crate) fn skinny_tma(m: i64, n: i64, batch: i64, elem: i64, ffma: bool, sms: i64) -> bool {
+/// kernels; since then one wave of 64 x 128 tiles beat both up to about
+/// 160 such tiles (`wgh_wave`), so 16-bit weights stream at 33 to 64 rows
+/// only past that (LM heads). `elem`: bytes per element.
+pub(crate) fn skinny_tma(m: i64, n: i64, k: i64, batch: i64, elem: i64, ffma: bool, sms: i64) -> bool {
     let strips = skinny_strips(n, batch);
     if m > SKINNY_MAX_M {
         // Past 16 rows: mma consumers only (FFMA would do m per weight).
-        let streams = m <= 32 || elem == 4 || strips > sms;
+        let streams = m <= 32 || elem == 4 || (strips > sms && !wgh_wave(m, n, k, batch, elem, sms));
         !ffma && m <= SKINNY_TMA_MAX_M && strips >= 16 && streams
     } else if ffma {
         (m == 1 && strips >= 16) || (strips >= 64 && (strips >= sms || (m > 8 && 2 * strips <= sms)))
@@ -1002,6 +1027,14 @@ mod tests {
         for (m, k) in [(80, 4096), (96, 4096), (96, 14336)] {
             assert_eq!(wg_auto(m, 4096, k, 1, 2, SMS, NK).map(|p| (p.tile, p.splits)), Some((WGH[0], 2)));
         }
+        // One wave of 64 x 128 tiles over all of K: 33 to 128 rows, 64 to 158 such tiles (`wgh_wave`).
+        let one = |m, n, k| wg_auto(m, n, k, 1, 2, SMS, NK).map(|p| (p.tile, p.splits, p.cluster));
+        for (m, n) in [(33, 8192), (48, 14336), (64, 16384), (64, 18944), (96, 8192), (128, 8192)] {
+            assert_eq!(one(m, n, 4096), Some((WGH[0], 1, 1)), "{m} x {n}");
+        }
+        assert!(!wgh_wave(32, 14336, 4096, 1, 2, SMS) && !wgh_wave(48, 7936, 4096, 1, 2, SMS) && !wgh_wave(48, 20352, 4096, 1, 2, SMS));
+        assert!(!wgh_wave(48, 14336, 4096, 1, 4, SMS) && !wgh_wave(48, 14336, 4096, 2, 2, SMS) && !wgh_wave(129, 8192, 4096, 1, 2, SMS));
+        assert!(!wgh_wave(128, 4096, 4096, 1, 2, SMS) && !wgh_wave(96, 11008, 4096, 1, 2, SMS) && !wgh_wave(48, 14336, 1024, 1, 2, SMS));
         // Where M fills the 128-row tiles, those in a K cluster, but for long K (set `wghfix`).
         for m in [112, 128, 256] {
             assert_eq!(wg_auto(m, 1024, 4096, 1, 2, SMS, NK).map(kc), Some((WG[3], 2, true, 1)), "{m}");
@@ -1242,22 +1275,24 @@ mod tests {
         assert_eq!(skinny_plan(1, 64, 600, 1, SMS, Some(3)).unwrap().ranks, 4);
         assert_eq!(skinny_plan(17, 64, 600, 1, SMS, None), None);
         // 16-bit: the streaming build from 16 strips (N = 1024, or batches of strips).
-        assert!(skinny_tma(16, 4096, 1, 2, false, SMS) && skinny_tma(1, 128256, 1, 2, false, SMS) && skinny_tma(1, 256, 4, 2, false, SMS));
-        assert!(skinny_tma(16, 1024, 1, 2, false, SMS) && skinny_tma(1, 64, 16, 2, false, SMS));
-        assert!(!skinny_tma(1, 960, 1, 2, false, SMS) && !skinny_tma(1, 64, 15, 2, false, SMS));
+        assert!(skinny_tma(16, 4096, 4096, 1, 2, false, SMS) && skinny_tma(1, 128256, 4096, 1, 2, false, SMS) && skinny_tma(1, 256, 4096, 4, 2, false, SMS));
+        assert!(skinny_tma(16, 1024, 4096, 1, 2, false, SMS) && skinny_tma(1, 64, 4096, 16, 2, false, SMS));
+        assert!(!skinny_tma(1, 960, 4096, 1, 2, false, SMS) && !skinny_tma(1, 64, 4096, 15, 2, false, SMS));
         // float32: M = 1 from 16 strips, or strips enough for every SM.
-        assert!(skinny_tma(1, 4096, 1, 4, true, SMS) && skinny_tma(16, 14336, 1, 4, true, SMS) && skinny_tma(1, 2048, 1, 4, true, SMS));
-        assert!(!skinny_tma(1, 960, 1, 4, true, SMS) && !skinny_tma(16, 2048, 1, 4, true, SMS));
-        assert!(!skinny_tma(2, 4096, 1, 4, true, SMS) && !skinny_tma(8, 4096, 1, 4, true, SMS) && skinny_tma(16, 4096, 1, 4, true, SMS));
-        assert!(!skinny_tma(16, 6400, 1, 4, true, SMS)); // 100 strips: no room to split, FFMA-bound at 16 rows
+        assert!(skinny_tma(1, 4096, 4096, 1, 4, true, SMS) && skinny_tma(16, 14336, 4096, 1, 4, true, SMS) && skinny_tma(1, 2048, 4096, 1, 4, true, SMS));
+        assert!(!skinny_tma(1, 960, 4096, 1, 4, true, SMS) && !skinny_tma(16, 2048, 4096, 1, 4, true, SMS));
+        assert!(!skinny_tma(2, 4096, 4096, 1, 4, true, SMS) && !skinny_tma(8, 4096, 4096, 1, 4, true, SMS) && skinny_tma(16, 4096, 4096, 1, 4, true, SMS));
+        assert!(!skinny_tma(16, 6400, 4096, 1, 4, true, SMS)); // 100 strips: no room to split, FFMA-bound at 16 rows
         // TF32 (mma consumers): as 16-bit types.
-        assert!(skinny_tma(8, 4096, 1, 4, false, SMS) && skinny_tma(16, 6400, 1, 4, false, SMS) && skinny_tma(2, 1024, 1, 4, false, SMS));
+        assert!(skinny_tma(8, 4096, 4096, 1, 4, false, SMS) && skinny_tma(16, 6400, 4096, 1, 4, false, SMS) && skinny_tma(2, 1024, 4096, 1, 4, false, SMS));
         // 17 to 32 rows: the streaming build on mma consumers, from 16 strips.
-        assert!(skinny_tma(24, 4096, 1, 2, false, SMS) && skinny_tma(32, 1024, 1, 2, false, SMS));
-        assert!(!skinny_tma(24, 4096, 1, 4, true, SMS) && !skinny_tma(65, 14336, 1, 2, false, SMS) && !skinny_tma(32, 960, 1, 2, false, SMS));
+        assert!(skinny_tma(24, 4096, 4096, 1, 2, false, SMS) && skinny_tma(32, 1024, 4096, 1, 2, false, SMS));
+        assert!(!skinny_tma(24, 4096, 4096, 1, 4, true, SMS) && !skinny_tma(65, 14336, 4096, 1, 2, false, SMS) && !skinny_tma(32, 960, 4096, 1, 2, false, SMS));
         // 33 to 64 rows: TF32 from 16 strips, 16-bit types from more strips than SMs.
-        assert!(skinny_tma(33, 1024, 1, 4, false, SMS) && skinny_tma(64, 4096, 1, 4, false, SMS) && !skinny_tma(64, 4096, 1, 4, true, SMS));
-        assert!(skinny_tma(64, 14336, 1, 2, false, SMS) && !skinny_tma(33, 4096, 1, 2, false, SMS) && !skinny_tma(40, 8448, 1, 2, false, SMS));
+        assert!(skinny_tma(33, 1024, 4096, 1, 4, false, SMS) && skinny_tma(64, 4096, 4096, 1, 4, false, SMS) && !skinny_tma(64, 4096, 4096, 1, 4, true, SMS));
+        assert!(skinny_tma(64, 32000, 4096, 1, 2, false, SMS) && !skinny_tma(33, 4096, 4096, 1, 2, false, SMS) && !skinny_tma(40, 8448, 4096, 1, 2, false, SMS));
+        // ... but not where one wave of 64 x 128 tiles covers N (`wgh_wave`).
+        assert!(!skinny_tma(64, 14336, 4096, 1, 2, false, SMS) && !skinny_tma(48, 18944, 4096, 1, 2, false, SMS) && skinny_tma(48, 20480, 4096, 1, 2, false, SMS));
         // The builds: every ring fits one block on an SM except 16 stages of
         // 8 m blocks; FFMA (float32) at most 2 m blocks.
         for dt in SKINNY_TMA_DTYPES {

@@ -12,7 +12,7 @@ GB/s of x + weights + out, medians over rounds, and the error against
 float64 over its elementwise bound.  Also prints cuBLAS's kernels (name,
 grid, block) for each shape from a profiler trace.
 
-    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix|wghc2|ragged]
+    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix|wghc2|ragged|n14336|wave1|wave2]
 """
 
 import argparse
@@ -193,6 +193,37 @@ RAGGED = ["auto", "wg256", "wg192", "wg128", "wg64", "wgp128", "wgp64", "wgh128"
 SETS["ragged"] = [
     (kind, m, k, n, "kn", RAGGED)
     for kind, m, k, n in [("bf16", 1000, 1000, 1000), ("bf16", 1024, 1024, 1024), ("f16", 1024, 1024, 1024), ("bf16", 512, 512, 512), ("bf16", 3000, 1000, 2000)]
+]
+
+
+# 33-64 rows against 4096 x 14336 (224 strips: the streaming build's 8 m
+# blocks run 1.7 waves of one block per SM): the plan against one wave of
+# 64 x 128 tiles over all of K (112 blocks, as cuBLAS's 128 x 48 tiles).
+SETS["n14336"] = [
+    ("bf16", m, 4096, 14336, "nk", ["auto", "wgh128", "wgh128/2", "wg128", "skinny_tma/2"])
+    for m in (40, 48, 64)
+]
+
+
+# Where else one wave of 64 x 128 tiles over all of K could beat the plan
+# (aeea664): 16-bit, 17-128 rows, 64 to 148 columns of such tiles.
+SETS["wave1"] = [
+    ("bf16", m, k, n, "nk", ["auto", "wgh128"])
+    for m, k, n in [(mm, 4096, nn) for mm in (24, 32, 48, 64) for nn in (8192, 11008, 14336, 16384)]
+    + [(64, 3584, 18944), (96, 4096, 8192), (128, 4096, 8192)]
+]
+
+
+# After the plan took one wave of 64 x 128 tiles there (plan.rs `wgh_wave`):
+# the plan against the streaming build and 128-row tiles, both layouts, f16,
+# and long K.
+SETS["wave2"] = [
+    (kind, m, k, n, lay, ["auto", "skinny_tma", "wg128"])
+    for kind, m, k, n, lay in [
+        ("bf16", 40, 4096, 14336, "nk"), ("bf16", 48, 4096, 8192, "nk"), ("bf16", 64, 4096, 11008, "nk"), ("bf16", 64, 3584, 18944, "nk"),
+        ("bf16", 96, 4096, 8192, "nk"), ("bf16", 128, 4096, 8192, "nk"), ("bf16", 48, 14336, 8192, "nk"), ("f16", 48, 4096, 14336, "nk"),
+        ("bf16", 48, 4096, 14336, "kn"), ("bf16", 64, 4096, 8192, "kn"), ("bf16", 96, 4096, 8192, "kn"),
+    ]
 ]
 
 
