@@ -407,21 +407,20 @@ pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i6
 /// 1024 0.79 -> 0.89 faster); values from about 360 to 600 order those right.
 const KC_FIXED: f64 = 520.0;
 
-/// Whether a 16-bit product of 33 to 128 rows and K of 2048 or more (the
-/// measured ones had 3584 and 4096) runs on one wave of 64 x 128 tiles over
-/// all of K: where one row of those tiles fills about half the
-/// SMs or more and all of them at most 1.2 waves (one product, not a
-/// batch). There cuBLAS runs one wave of
-/// 128-column tiles too (`nvjet_sm90_tst_128x48_64x9_4x1`, 112 blocks at
-/// 48 x 4096 x 14336), and on the H200 these ran at 0.95-1.03 of cuBLAS
-/// where the plan had run at 0.60-0.75 (bench/explore/decode-split/, sets
-/// `n14336` and `wave1`, L2 clean; W^T, K = 4096: 40 to 64 rows against N
-/// = 8192 to 16384; 96 and 128 rows against 8192 0.89 and 0.93 where it
-/// had 0.75 and 0.90; 64 x 3584 x 18944, 148 tiles, 0.78 against 0.62).
-/// At 17 to 32 rows the streaming build ran as fast or faster after
-/// do_bench's flush, and keeps them; under 48% of the SMs the split
-/// 64-row tiles of `wg_auto`'s model do better (4096 columns, set
-/// `tiles64`).
+/// Whether a 16-bit product of 33 to 128 rows (one product, not a batch)
+/// runs on one wave of 64 x 128 tiles over all of K: where one row of those
+/// tiles fills 48% of the SMs or more and all of them at most 1.2 waves,
+/// and K is 2048 or more (the measured ones had 3584 and 4096). cuBLAS
+/// runs one wave of 128-column tiles there too (`nvjet_sm90_tst_128x48_64x9_4x1`,
+/// 112 blocks at 48 x 4096 x 14336). On the H200 (bench/explore/decode-split/,
+/// sets `n14336` and `wave1`, L2 clean, nn.Linear's weights, K = 4096)
+/// these ran at 0.91-1.03 of cuBLAS where the plan had run at 0.60-0.75
+/// (40 to 64 rows against N = 8192 to 16384), 0.89 and 0.93 where it had
+/// 0.75 and 0.90 (96 and 128 rows against 8192), 0.78 where it had 0.62 (64
+/// x 3584 x 18944, 148 tiles). At 17 to 32 rows the streaming build ran as
+/// fast or faster after do_bench's flush and keeps them; on fewer tiles
+/// the split 64-row tiles of `wg_auto`'s model do better (4096 columns,
+/// set `tiles64`).
 pub(crate) fn wgh_wave(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64) -> bool {
     let (cols, count) = (cdiv(n, WGH[0].bn), wg_tiles(m, n, batch, &WGH[0]));
     elem == 2 && batch == 1 && m > 32 && m <= 2 * WGH_BM && k >= 2048 && 25 * cols >= 12 * sms && 5 * count <= 6 * sms
@@ -430,7 +429,7 @@ pub(crate) fn wgh_wave(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64) 
 /// The automatic Hopper plan for 16-bit types (and TF32's K-major copies:
 /// `elem` 4): the cooperative tile and split count with the least modelled
 /// time, or `None` where the mma.sync kernels are expected to do better
-/// (few rows). Ping-pong tiles only when forced: since the cooperative
+/// (few rows); one wave of 64 x 128 tiles where `wgh_wave` says so. Ping-pong tiles only when forced: since the cooperative
 /// kernels store their output with TMA, overlapped with the next tile, they
 /// ran faster than ping-pong ones of the same width on every shape measured
 /// on the H100 (bench/explore/matmul_variants.py --only planner3: 3000 x
@@ -1027,7 +1026,7 @@ mod tests {
         for (m, k) in [(80, 4096), (96, 4096), (96, 14336)] {
             assert_eq!(wg_auto(m, 4096, k, 1, 2, SMS, NK).map(|p| (p.tile, p.splits)), Some((WGH[0], 2)));
         }
-        // One wave of 64 x 128 tiles over all of K: 33 to 128 rows, 64 to 158 such tiles (`wgh_wave`).
+        // One wave of 64 x 128 tiles over all of K (`wgh_wave`): 33 to 128 rows, a row of 64 such tiles or more, 158 at most.
         let one = |m, n, k| wg_auto(m, n, k, 1, 2, SMS, NK).map(|p| (p.tile, p.splits, p.cluster));
         for (m, n) in [(33, 8192), (48, 14336), (64, 16384), (64, 18944), (96, 8192), (128, 8192)] {
             assert_eq!(one(m, n, 4096), Some((WGH[0], 1, 1)), "{m} x {n}");
