@@ -429,7 +429,8 @@ pub(crate) fn wgh_wave(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64) 
 /// The automatic Hopper plan for 16-bit types (and TF32's K-major copies:
 /// `elem` 4): the cooperative tile and split count with the least modelled
 /// time, or `None` where the mma.sync kernels are expected to do better
-/// (few rows); one wave of 64 x 128 tiles where `wgh_wave` says so. Ping-pong tiles only when forced: since the cooperative
+/// (few rows); one wave of 64 x 128 tiles where `wgh_wave` says so.
+/// Ping-pong tiles of 128 rows only when forced: since the cooperative
 /// kernels store their output with TMA, overlapped with the next tile, they
 /// ran faster than ping-pong ones of the same width on every shape measured
 /// on the H100 (bench/explore/matmul_variants.py --only planner3: 3000 x
