@@ -33,10 +33,11 @@
 // tile, multicast into both blocks' shared memory: B's L2 reads halve. A
 // stage is then free only when the consumers of both blocks are done with
 // it, so consumers arrive on both blocks' empty barriers. Or (`p.kcl` 2 or
-// 4, the `mm_wgk*` / `mm_wgrk*` kernels: cooperative tiles up to 192 wide)
-// the blocks of a cluster compute one tile over `kcl` K ranges and add
-// their float32 partials through distributed shared memory: split K with
-// no workspace, no fence and no second pass (see the consumers' `kc` step).
+// 4, the `mm_wgk*` / `mm_wgrk*` kernels: cooperative tiles up to 192 wide;
+// and the 64-row `mm_wgh*` / `mm_wgrh*` ones) the blocks of a cluster
+// compute one tile over `kcl` K ranges and add their float32 partials
+// through distributed shared memory: split K with no workspace, no fence
+// and no second pass (see the consumers' `kc` step).
 //
 // Output: cooperative 16-bit kernels with a unit-stride output
 // (`p.tma_store`, set by src/gemm/sm90.rs) write each consumer's 64 x BN
@@ -68,7 +69,7 @@
 //   mm_wgh<BN>_<dtype>_<a><b>(tmA, tmB, tmC, GemmParams)
 //   mm_wgr<BN>_tf32(tmA, tmB, tmC, GemmParams)
 //   mm_wgrh<BN>_tf32(tmA, tmB, tmC, GemmParams)
-//   mm_wgk<BN>_<dtype>_<a><b>, mm_wgk<BN>_tf32_kk, mm_wgrk<BN>_tf32: as mm_wg*, mm_wgr*, summing K ranges in a cluster (p.kcl)
+//   mm_wgk<BN>_<dtype>_<a><b>, mm_wgk<BN>_tf32_kk, mm_wgrk<BN>_tf32: as mm_wg*, mm_wgr*, summing K ranges in a cluster (p.kcl; mm_wgh*, mm_wgrh* too)
 #include <cuda.h>
 
 #include "matmul_common.cuh"
@@ -410,11 +411,11 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   // Clusters of `cl` blocks: pairs along M (`mcl` 2: a work item is a
   // column of two tiles, rank r computing the r-th), or (`p.kcl` > 1,
   // cooperative tiles up to 192 wide: the 256-wide one has no registers to
-  // spare for the sum) 2 or 4 blocks computing one tile, rank r over the
-  // r-th of its K ranges, summed through distributed shared memory.
-  // KC: the kernels that can (`mm_wgk*`, `mm_wgrk*`); the others carry none
-  // of that code.
-  static_assert(!KC || (!PP && BN <= 192), "K ranges in a cluster: cooperative tiles up to 192 wide");
+  // spare for the sum; 64-row ping-pong tiles) 2 or 4 blocks computing one
+  // tile, rank r over the r-th of its K ranges, summed through distributed
+  // shared memory. KC: the kernels that can (`mm_wgk*`, `mm_wgrk*`, and the
+  // 64-row `mm_wgh*`, `mm_wgrh*`); the others carry none of that code.
+  static_assert(!KC || (PP ? BM == MYNS_WGH_BM : BN <= 192), "K ranges in a cluster: cooperative tiles up to 192 wide, ping-pong ones of 64 rows");
   const int cl = static_cast<int>(cluster_size()), rank = cl > 1 ? static_cast<int>(cluster_rank()) : 0;
   const bool kc = KC && p.kcl > 1;
   const int mcl = kc ? 1 : cl, mrank = kc ? 0 : rank;
@@ -647,6 +648,14 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       // divergent serialize the register-A ping-pong kernel's wgmmas.)
       if (PP && __all_sync(0xffffffffu, (j & 1) != cw)) {
         it += t.kt;  // the other consumer's tile: skip its stages
+        if (kc) {
+          // Meets the cluster as that consumer does in its `kc` step below.
+          if (kc_pending) cluster_wait();
+          cluster_arrive();
+          cluster_wait();
+          cluster_arrive();
+          kc_pending = true;
+        }
         continue;
       }
       // Ping-pong: wait for the other consumer to finish its main loop, so
@@ -735,11 +744,18 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       // the producer loads the next item only after the second cluster
       // barrier), float4 i of thread l at 16 (128 i + l); after the first,
       // rank cw % cl sums them all, in rank (K) order whichever rank it is,
-      // and stores the half.
+      // and stores the half (ping-pong: the tile, the other consumer meeting
+      // the cluster's barriers without a partial; so the items run one after
+      // another, the store overlapping the next item's loads).
       static_assert(2 * NACC * 512 <= STAGES * STAGE_BYTES, "both partials fit in the stage ring");
       if (kc) {
         if (kc_pending) cluster_wait();  // every rank has read the last item's partials
-        bar_sync(3, 256);
+        // Every warp of the tile is past its last wgmma.
+        if (PP) {
+          bar_sync(1 + cw, 128);
+        } else {
+          bar_sync(3, 256);
+        }
         const uint32_t part = base + cw * (NACC * 512) + 16 * (tid % 128);
         constexpr int V = NACC / 4, G = V < 8 ? V : 8;
 #pragma unroll
@@ -1067,10 +1083,10 @@ using myns::GemmParams;
 #define MYNS_WG_PINGPONG(BN, STAGES)                                     \
   MYNS_WG_LAYOUTS(wgp, true, BN, bf16, __nv_bfloat16, MYNS_WG_BM, false) \
   MYNS_WG_LAYOUTS(wgp, true, BN, f16, __half, MYNS_WG_BM, false)
-#define MYNS_WG_HALF(BN, STAGES)                                          \
-  MYNS_WG_LAYOUTS(wgh, true, BN, bf16, __nv_bfloat16, MYNS_WGH_BM, false) \
-  MYNS_WG_LAYOUTS(wgh, true, BN, f16, __half, MYNS_WGH_BM, false)         \
-  MYNS_WG_ONE(mm_wgrh##BN##_tf32, float, false, true, BN, true, true, MYNS_WGH_BM, false)
+#define MYNS_WG_HALF(BN, STAGES)                                         \
+  MYNS_WG_LAYOUTS(wgh, true, BN, bf16, __nv_bfloat16, MYNS_WGH_BM, true) \
+  MYNS_WG_LAYOUTS(wgh, true, BN, f16, __half, MYNS_WGH_BM, true)         \
+  MYNS_WG_ONE(mm_wgrh##BN##_tf32, float, false, true, BN, true, true, MYNS_WGH_BM, true)
 #define MYNS_WG_KCLUSTER(BN, STAGES)                                                    \
   MYNS_WG_LAYOUTS(wgk, false, BN, bf16, __nv_bfloat16, MYNS_WG_BM, true)                \
   MYNS_WG_LAYOUTS(wgk, false, BN, f16, __half, MYNS_WG_BM, true)                        \

@@ -388,7 +388,7 @@ enum SplitSum {
     /// arrival counter per (tile, consumer), zeroed by a fill queued on the
     /// current stream.
     InPlace { bm: i64, bn: i64 },
-    /// By the blocks of a cluster (the Hopper `mm_wgk*` kernels), one per
+    /// By the blocks of a cluster (the Hopper `mm_wgk*` and `mm_wgh*` kernels), one per
     /// range, through distributed shared memory: no workspace, and one work
     /// item per tile. The cluster has as many blocks as ranges were asked
     /// for; those past K's last range add zeros.

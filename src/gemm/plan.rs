@@ -219,8 +219,8 @@ pub(crate) struct WgPlan {
     /// loading half of their shared B tile for both (TMA multicast).
     pub cluster: i64,
     /// The `splits` K ranges of a tile are the blocks of one cluster (2 or
-    /// 4; cooperative tiles), which sum them through distributed shared
-    /// memory instead of global memory.
+    /// 4; cooperative tiles up to 192 wide, and the 64-row ones), which sum
+    /// them through distributed shared memory instead of global memory.
     pub k_cluster: bool,
 }
 
@@ -488,19 +488,34 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
         // most half the SMs and M fills their rows (H200, bench/explore/
         // k-cluster/: M = 64 on 128 x 64 tiles in two ranges ran at 0.69 of
         // cuBLAS, 0.80 on the 64-row tiles).
-        if k_cluster_able(t) && 2 * count <= sms && fills(t.bm) {
+        // (The 64-row tiles' K clusters: `wgh_pair` below.)
+        if k_cluster_able(t) && !t.pingpong && 2 * count <= sms && fills(t.bm) {
             let c = wg_cost(t, m, n, k, batch, 2, sms, elem, ops, true);
             if best.as_ref().is_none_or(|(b, _)| c < *b * 0.999) {
                 best = Some((c, WgPlan { tile: *t, splits: 2, a_reg: false, cluster: 1, k_cluster: true }));
             }
         }
     }
-    best.map(|(_, p)| p)
+    best.map(|(_, p)| if wgh_pair(&p, m, n, batch, sms) { WgPlan { k_cluster: true, cluster: 1, ..p } } else { p })
+}
+
+/// Whether a plan of 64-row tiles in two K ranges sums them in a cluster's
+/// distributed shared memory instead of through L2: where there is one row
+/// of those tiles (M <= 64) and a tile per cluster, of one product. The
+/// split's round trips (write, fence, count, read) held those products
+/// back; in a cluster the pair's partials meet without them. H200, bf16
+/// (bench/explore/decode-split/, set `redux`), ratio to cuBLAS, clean L2 /
+/// after do_bench's flush: M = 48 and 64 against 4096 x 4096 0.90 and 0.80
+/// -> 1.04 and 0.96 (both ways), 64 x 14336 x 4096 (M x K x N) 0.94 / 0.95
+/// -> 1.02 / 1.02, 64 x 4096 x 2048 0.73 / 0.79 -> 0.87 / 0.91. Not at 96
+/// rows (two rows of tiles): 0.87 -> 0.74 on 64 x 128 tiles.
+fn wgh_pair(p: &WgPlan, m: i64, n: i64, batch: i64, sms: i64) -> bool {
+    p.tile.bm == WGH_BM && p.splits == 2 && !p.k_cluster && m <= WGH_BM && batch == 1 && 2 * wg_tiles(m, n, batch, &p.tile) <= sms
 }
 
 /// A forced name's `k2` / `k4` ending (K in 2 or 4 ranges, the blocks of
 /// one cluster): the name without it, and the plan with it applied (`None`
-/// for a ping-pong or 256-wide tile, whose kernels have no such form).
+/// for a 128-row ping-pong or 256-wide tile, whose kernels have no such form).
 fn k_cluster_suffix(name: &str) -> (&str, Option<i64>) {
     match (name.strip_suffix("k2"), name.strip_suffix("k4")) {
         (Some(n), _) => (n, Some(2)),
@@ -510,7 +525,7 @@ fn k_cluster_suffix(name: &str) -> (&str, Option<i64>) {
 }
 /// Whether tile `t` has kernels that sum K ranges in a cluster.
 pub(crate) fn k_cluster_able(t: &WgTile) -> bool {
-    WGK.contains(t)
+    WGK.contains(t) || WGH.contains(t)
 }
 fn with_k_cluster(plan: WgPlan, ranges: Option<i64>) -> Option<WgPlan> {
     match ranges {
@@ -1017,15 +1032,21 @@ mod tests {
         // M = 128 against a 4096 x 4096 or 14336 x 4096 weight: 64 tiles of
         // 128 x 64 fill half the SMs, in two K ranges as a cluster's blocks
         // all of them. M = 32 to 64: 64 x 64 tiles in two K ranges; 80 and
-        // 96: 64 x 128 ones, also against 14336 x 4096 (set `tiles64`).
+        // 96: 64 x 128 ones, also against 14336 x 4096 (set `tiles64`). Up
+        // to 64 rows (one row of tiles) the two ranges are a cluster's
+        // blocks (`wgh_pair`, set `redux`), not at 80 and more.
         let kc = |p: WgPlan| (p.tile, p.splits, p.k_cluster, p.cluster);
         assert_eq!(wg_auto(128, 4096, 4096, 1, 2, SMS, KN).map(kc), Some((WG[3], 2, true, 1)));
         assert_eq!(wg_auto(128, 4096, 14336, 1, 2, SMS, KN).map(kc), Some((WG[3], 2, true, 1)));
         for m in [32, 48, 64] {
-            assert_eq!(wg_auto(m, 4096, 4096, 1, 2, SMS, NK).map(|p| (p.tile, p.splits)), Some((WGH[1], 2)));
+            for (n, k) in [(4096, 4096), (2048, 4096), (4096, 14336)] {
+                assert_eq!(wg_auto(m, n, k, 1, 2, SMS, NK).map(kc), Some((WGH[1], 2, true, 1)), "{m} {n} {k}");
+            }
+            assert!(!wg_auto(m, 4096, 4096, 2, 2, SMS, NK).unwrap().k_cluster, "{m}: a batch of two");
+            assert_eq!(wg_auto(m, 2048, 8192, 1, 2, SMS, NK).map(kc), Some((WGH[1], 3, false, 1)), "{m}: three ranges");
         }
         for (m, k) in [(80, 4096), (96, 4096), (96, 14336)] {
-            assert_eq!(wg_auto(m, 4096, k, 1, 2, SMS, NK).map(|p| (p.tile, p.splits)), Some((WGH[0], 2)));
+            assert_eq!(wg_auto(m, 4096, k, 1, 2, SMS, NK).map(kc), Some((WGH[0], 2, false, 1)));
         }
         // One wave of 64 x 128 tiles over all of K (`wgh_wave`): 33 to 128 rows, a row of 64 such tiles or more, 158 at most.
         let one = |m, n, k| wg_auto(m, n, k, 1, 2, SMS, NK).map(|p| (p.tile, p.splits, p.cluster));
@@ -1156,15 +1177,16 @@ mod tests {
         // Pairs when forced, where there are two rows of tiles.
         assert_eq!(wg_reg_forced("wgr256c2", None, 4096, 4096, 4096, 1, SMS).unwrap().cluster, 2);
         assert_eq!(wg_reg_forced("wgrc2", None, 60, 4096, 4096, 1, SMS).unwrap().cluster, 1);
-        // K ranges as a cluster's blocks (`k2`, `k4`): cooperative tiles only, never in pairs.
+        // K ranges as a cluster's blocks (`k2`, `k4`): cooperative tiles up to 192 wide and the 64-row ones, never in pairs.
         let kc = |p: WgPlan| (p.tile.bn, p.splits, p.k_cluster, p.cluster);
         assert_eq!(wg_forced("wg64k4", Some(3), 512, 512, 512, 1, 2, SMS, KN).map(kc), Some((64, 4, true, 1)));
         assert_eq!(wg_forced("wg128c2k2", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(|p| (p.splits, p.k_cluster, p.cluster)), Some((2, true, 1)));
-        assert_eq!(wg_forced("wgh64k2", None, 128, 4096, 4096, 1, 2, SMS, KN), None);
+        assert_eq!(wg_forced("wgh64k2", None, 128, 4096, 4096, 1, 2, SMS, KN).map(kc), Some((64, 2, true, 1)));
+        assert_eq!(wg_forced("wgp128k2", None, 512, 512, 512, 1, 2, SMS, KN), None);
         assert_eq!(wg_forced("wg64k3", None, 512, 512, 512, 1, 2, SMS, KN), None);
         assert_eq!(wg_forced("wg256k2", None, 512, 512, 512, 1, 2, SMS, KN), None);
         assert_eq!(wg_reg_forced("wgr128k2", None, 1024, 1024, 1024, 1, SMS).map(kc), Some((128, 2, true, 1)));
-        assert_eq!(wg_reg_forced("wgrh128k2", None, 1024, 1024, 1024, 1, SMS), None);
+        assert_eq!(wg_reg_forced("wgrh128k2", None, 1024, 1024, 1024, 1, SMS).map(kc), Some((128, 2, true, 1)));
         assert!(!wg_forced("wg64", Some(2), 512, 512, 512, 1, 2, SMS, KN).unwrap().k_cluster);
         // `wgr/3` where the automatic plan is two ranges in a cluster: three global splits.
         assert_eq!(wg_reg_forced("wgr", Some(3), 4096, 128, 4096, 1, SMS).map(kc), Some((64, 3, false, 1)));

@@ -292,8 +292,8 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
         sys::CUtensorMap { opaque: tm_a.opaque } // not read
     };
     let (list, table) = match plan.tile.kind() {
-        _ if plan.k_cluster => (&WGK[..], &WGK_KERNELS[..]),
         "wgh" => (&WGH[..], &WGH_KERNELS[..]),
+        _ if plan.k_cluster => (&WGK[..], &WGK_KERNELS[..]),
         "wgp" => (&WGP[..], &WGP_KERNELS[..]),
         _ => (&WG[..], &WG_KERNELS[..]),
     };

@@ -131,7 +131,7 @@ pub const WGH_BM: i64 = 64;
 /// The cooperative tiles whose kernels also sum a tile's K ranges across
 /// the blocks of a cluster (`mm_wgk*`, `mm_wgrk*`; plan.rs `WgPlan::
 /// k_cluster`): up to 192 wide (the 256-wide tile has no registers to spare
-/// for the sum).
+/// for the sum). The `WGH` tiles' own kernels do so too.
 pub const WGK: [WgTile; 3] = [WG[1], WG[2], WG[3]];
 
 const fn wg(bn: i64, stages: i64, pingpong: bool, tma_cols: i64, bulk_cols: i64) -> WgTile {

@@ -12,7 +12,7 @@ GB/s of x + weights + out, medians over rounds, and the error against
 float64 over its elementwise bound.  Also prints cuBLAS's kernels (name,
 grid, block) for each shape from a profiler trace.
 
-    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix|wghc2|ragged|n14336|wave1|wave2]
+    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix|wghc2|ragged|n14336|wave1|wave2|redux|pair]
 """
 
 import argparse
@@ -223,6 +223,43 @@ SETS["wave2"] = [
         ("bf16", 40, 4096, 14336, "nk"), ("bf16", 48, 4096, 8192, "nk"), ("bf16", 64, 4096, 11008, "nk"), ("bf16", 64, 3584, 18944, "nk"),
         ("bf16", 96, 4096, 8192, "nk"), ("bf16", 128, 4096, 8192, "nk"), ("bf16", 48, 14336, 8192, "nk"), ("f16", 48, 4096, 14336, "nk"),
         ("bf16", 48, 4096, 14336, "kn"), ("bf16", 64, 4096, 8192, "kn"), ("bf16", 96, 4096, 8192, "kn"),
+    ]
+]
+
+
+# What the split's reduction through L2 costs the 64-row tiles: at 64 x 4096
+# x 4096, 64 x 64 tiles in two K ranges run 128 blocks of K = 2048 each, as
+# 64 x 2048 x 8192 unsplit does, which needs no reduction; and the same K
+# ranges summed in a cluster's shared memory instead (`k2`, `k4`).
+SETS["redux"] = [
+    ("bf16", m, k, n, "nk", variants)
+    for m in (48, 64, 96)
+    for k, n, variants in (
+        (4096, 4096, ["auto", "wgh64/2", "wgh64k2", "wgh128/4", "wgh128k4"]),
+        (2048, 8192, ["auto", "wgh64", "wgh128/2", "wgh128k2"]),
+    )
+] + [
+    ("bf16", m, k, n, "nk", ["auto", "wgh128k2", "wgh64k2", "wgh128k4"])
+    for m, k, n in ((64, 14336, 4096), (96, 14336, 4096), (128, 8192, 2048), (64, 4096, 2048), (128, 4096, 1024), (64, 3584, 18944))
+]
+
+
+# After the plan took a cluster's two K ranges of 64-row tiles at up to 64
+# rows (plan.rs `wgh_pair`): the plan against the split it replaced
+# (`wgh64/2`), both layouts, f16, K and N it was not fitted to; where the
+# plan splits three or more ways, against a cluster's four ranges; TF32's
+# register-A tiles in a cluster against its plan.
+SETS["pair"] = [
+    (kind, m, k, n, lay, variants)
+    for kind, m, k, n, lay, variants in [
+        ("bf16", 33, 4096, 4096, "nk", ["auto", "wgh64/2"]), ("bf16", 56, 4096, 4096, "nk", ["auto", "wgh64/2"]),
+        ("bf16", 64, 4096, 4096, "kn", ["auto", "wgh64/2"]), ("bf16", 48, 4096, 4096, "kn", ["auto", "wgh64/2"]),
+        ("f16", 64, 4096, 4096, "nk", ["auto", "wgh64/2"]), ("bf16", 64, 8192, 4096, "nk", ["auto", "wgh64/2"]),
+        ("bf16", 48, 14336, 4096, "nk", ["auto", "wgh64/2"]), ("bf16", 64, 4096, 1024, "nk", ["auto", "wgh64/2", "wgh64k4"]),
+        ("bf16", 48, 4096, 2048, "nk", ["auto", "wgh64/2", "wgh64k4"]), ("bf16", 64, 4096, 2048, "kn", ["auto", "wgh64/2", "wgh64k4"]),
+        ("bf16", 64, 8192, 2048, "nk", ["auto", "wgh64k2", "wgh64k4"]), ("bf16", 64, 32000, 2048, "nk", ["auto", "wgh64k2", "wgh64k4"]),
+        ("bf16", 64, 16384, 1024, "nk", ["auto", "wgh64k2", "wgh64k4"]),
+        ("tf32", 64, 4096, 4096, "nk", ["auto", "wgrh64k2", "wgrh64k4"]), ("tf32", 48, 14336, 4096, "nk", ["auto", "wgrh64k2"]),
     ]
 ]
 
