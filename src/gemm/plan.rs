@@ -488,7 +488,7 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
         // most half the SMs and M fills their rows (H200, bench/explore/
         // k-cluster/: M = 64 on 128 x 64 tiles in two ranges ran at 0.69 of
         // cuBLAS, 0.80 on the 64-row tiles).
-        // (The 64-row tiles' K clusters: `wgh_pair` below.)
+        // (The 64-row tiles' K clusters: `wgh_k_cluster` below.)
         if k_cluster_able(t) && !t.pingpong && 2 * count <= sms && fills(t.bm) {
             let c = wg_cost(t, m, n, k, batch, 2, sms, elem, ops, true);
             if best.as_ref().is_none_or(|(b, _)| c < *b * 0.999) {
@@ -496,21 +496,41 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
             }
         }
     }
-    best.map(|(_, p)| if wgh_pair(&p, m, n, batch, sms) { WgPlan { k_cluster: true, cluster: 1, ..p } } else { p })
+    best.map(|(_, p)| match wgh_k_cluster(&p, m, n, batch, sms) {
+        Some(ranges) => WgPlan { splits: ranges, k_cluster: true, cluster: 1, ..p },
+        None => p,
+    })
 }
 
-/// Whether a plan of 64-row tiles in two K ranges sums them in a cluster's
-/// distributed shared memory instead of through L2: where there is one row
-/// of those tiles (M <= 64) and a tile per cluster, of one product. The
-/// split's round trips (write, fence, count, read) held those products
-/// back; in a cluster the pair's partials meet without them. H200, bf16
-/// (bench/explore/decode-split/, set `redux`), ratio to cuBLAS, clean L2 /
-/// after do_bench's flush: M = 48 and 64 against 4096 x 4096 0.90 and 0.80
-/// -> 1.04 and 0.96 (both ways), 64 x 14336 x 4096 (M x K x N) 0.94 / 0.95
-/// -> 1.02 / 1.02, 64 x 4096 x 2048 0.73 / 0.79 -> 0.87 / 0.91. Not at 96
-/// rows (two rows of tiles): 0.87 -> 0.74 on 64 x 128 tiles.
-fn wgh_pair(p: &WgPlan, m: i64, n: i64, batch: i64, sms: i64) -> bool {
-    p.tile.bm == WGH_BM && p.splits == 2 && !p.k_cluster && m <= WGH_BM && batch == 1 && 2 * wg_tiles(m, n, batch, &p.tile) <= sms
+/// K ranges (2 or 4) as a cluster's blocks, summed in distributed shared
+/// memory instead of through L2, for a plan of 64-row tiles split over K on
+/// one row of them (M <= 64, one product): two ranges where the plan has
+/// two and a tile per cluster fills at most half the SMs; four where the
+/// tiles are an eighth of the SMs or fewer, however many ranges the plan
+/// has. The split's round trips (write, fence, count, read) held those
+/// products back. H200, bf16 (bench/explore/decode-split/, sets `redux`
+/// and `pair`), ratio to cuBLAS, clean L2 / after do_bench's flush: 33-64
+/// rows against 4096 x 4096 0.80-0.90 -> 0.88-1.04 / 0.90-1.00 (row-major
+/// weights 0.51-0.82 -> 0.93-1.09), 64 x 8192 and 14336 x 4096 (M x K x N)
+/// 0.94 -> 1.00-1.06, 64 x 4096 x 2048 0.73 / 0.79 -> 0.87-1.01 / 0.91-1.38;
+/// 16 tiles of 64 x 64 (N = 1024) in four: K = 4096 0.54 / 0.57 -> 0.91 /
+/// 1.12, K = 16384 (in five through L2) 0.83 -> 1.45 / 1.57. Not four on 32
+/// tiles (0.58-0.80 where two ran 0.68-1.01: clusters of four blocks of
+/// this shared memory do not all fit at once), nor two where the plan has
+/// three or more (64 x 8192 x 2048 0.68 against 0.73, 64 x 32000 x 2048
+/// 0.55 against 0.90), nor at 96 rows (two rows of tiles, 0.87 -> 0.74).
+fn wgh_k_cluster(p: &WgPlan, m: i64, n: i64, batch: i64, sms: i64) -> Option<i64> {
+    if p.tile.bm != WGH_BM || p.splits < 2 || p.k_cluster || m > WGH_BM || batch != 1 {
+        return None;
+    }
+    let count = wg_tiles(m, n, batch, &p.tile);
+    if 8 * count <= sms {
+        Some(4)
+    } else if p.splits == 2 && 2 * count <= sms {
+        Some(2)
+    } else {
+        None
+    }
 }
 
 /// A forced name's `k2` / `k4` ending (K in 2 or 4 ranges, the blocks of
@@ -1034,7 +1054,8 @@ mod tests {
         // all of them. M = 32 to 64: 64 x 64 tiles in two K ranges; 80 and
         // 96: 64 x 128 ones, also against 14336 x 4096 (set `tiles64`). Up
         // to 64 rows (one row of tiles) the two ranges are a cluster's
-        // blocks (`wgh_pair`, set `redux`), not at 80 and more.
+        // blocks (`wgh_k_cluster`, sets `redux`, `pair`), not at 80 and more;
+        // on 16 tiles, four ranges.
         let kc = |p: WgPlan| (p.tile, p.splits, p.k_cluster, p.cluster);
         assert_eq!(wg_auto(128, 4096, 4096, 1, 2, SMS, KN).map(kc), Some((WG[3], 2, true, 1)));
         assert_eq!(wg_auto(128, 4096, 14336, 1, 2, SMS, KN).map(kc), Some((WG[3], 2, true, 1)));
@@ -1044,6 +1065,9 @@ mod tests {
             }
             assert!(!wg_auto(m, 4096, 4096, 2, 2, SMS, NK).unwrap().k_cluster, "{m}: a batch of two");
             assert_eq!(wg_auto(m, 2048, 8192, 1, 2, SMS, NK).map(kc), Some((WGH[1], 3, false, 1)), "{m}: three ranges");
+            for k in [4096, 16384] {
+                assert_eq!(wg_auto(m, 1024, k, 1, 2, SMS, NK).map(kc), Some((WGH[1], 4, true, 1)), "{m} x {k} x 1024");
+            }
         }
         for (m, k) in [(80, 4096), (96, 4096), (96, 14336)] {
             assert_eq!(wg_auto(m, 4096, k, 1, 2, SMS, NK).map(kc), Some((WGH[0], 2, false, 1)));

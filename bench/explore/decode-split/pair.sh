@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Device run after the plan took a cluster's two K ranges of 64-row tiles
-# (plan.rs `wgh_pair`; library in .gpu/): split.py's `pair` set, then the
+# (plan.rs `wgh_k_cluster`; library in .gpu/): split.py's `pair` set, then the
 # matmul report (to $OUT/mm.tgz).
 set -uo pipefail
 source bench/explore/tf32-llm/env.sh

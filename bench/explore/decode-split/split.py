@@ -245,7 +245,7 @@ SETS["redux"] = [
 
 
 # After the plan took a cluster's two K ranges of 64-row tiles at up to 64
-# rows (plan.rs `wgh_pair`): the plan against the split it replaced
+# rows (plan.rs `wgh_k_cluster`): the plan against the split it replaced
 # (`wgh64/2`), both layouts, f16, K and N it was not fitted to; where the
 # plan splits three or more ways, against a cluster's four ranges; TF32's
 # register-A tiles in a cluster against its plan.
