@@ -12,7 +12,7 @@ GB/s of x + weights + out, medians over rounds, and the error against
 float64 over its elementwise bound.  Also prints cuBLAS's kernels (name,
 grid, block) for each shape from a profiler trace.
 
-    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix|wghc2|ragged|n14336|wave1|wave2|redux|pair]
+    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix|wghc2|ragged|n14336|wave1|wave2|redux|pair|pair2]
 """
 
 import argparse
@@ -260,6 +260,22 @@ SETS["pair"] = [
         ("bf16", 64, 8192, 2048, "nk", ["auto", "wgh64k2", "wgh64k4"]), ("bf16", 64, 32000, 2048, "nk", ["auto", "wgh64k2", "wgh64k4"]),
         ("bf16", 64, 16384, 1024, "nk", ["auto", "wgh64k2", "wgh64k4"]),
         ("tf32", 64, 4096, 4096, "nk", ["auto", "wgrh64k2", "wgrh64k4"]), ("tf32", 48, 14336, 4096, "nk", ["auto", "wgrh64k2"]),
+    ]
+]
+
+
+# Four K ranges in a cluster on 16 tiles or fewer (plan.rs `wgh_k_cluster`,
+# d9c107c) where the set `pair` did not reach: 4 to 12 tiles of 64 x 64
+# (fewer blocks than the split through L2 it replaced: 16 to 48 against 8
+# to 72), against that split (`wgh64/s`: the plan before) and two ranges.
+SETS["pair2"] = [
+    ("bf16", m, k, n, lay, variants)
+    for m, k, n, lay, variants in [
+        (64, 4096, 256, "nk", ["auto", "wgh64/2", "wgh64k2"]), (64, 14336, 256, "nk", ["auto", "wgh64/6", "wgh64k2"]),
+        (64, 4096, 512, "nk", ["auto", "wgh64/2", "wgh64k2"]), (64, 14336, 512, "nk", ["auto", "wgh64/6", "wgh64k2"]),
+        (64, 4096, 768, "nk", ["auto", "wgh64/2", "wgh64k2"]), (48, 14336, 768, "nk", ["auto", "wgh64/6", "wgh64k2"]),
+        (48, 14336, 1024, "nk", ["auto", "wgh64/5", "wgh64k2"]), (64, 4096, 1024, "kn", ["auto", "wgh64/2", "wgh64k2"]),
+        (64, 16384, 1024, "nk", ["auto", "wgh64/5"]), (64, 14336, 1536, "nk", ["auto", "wgh64k2", "wgh64k4"]),
     ]
 ]
 
