@@ -506,25 +506,28 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
 /// memory instead of through L2, for a plan of 64-row tiles split over K on
 /// one row of them (M <= 64, one product): two ranges where the plan has
 /// two and a tile per cluster fills at most half the SMs; four where the
-/// tiles are an eighth of the SMs or fewer, however many ranges the plan
-/// has. The split's round trips (write, fence, count, read) held those
-/// products back. H200, bf16 (bench/explore/decode-split/, sets `redux`
-/// and `pair`), ratio to cuBLAS, clean L2 / after do_bench's flush: 33-64
-/// rows against 4096 x 4096 0.80-0.90 -> 0.88-1.04 / 0.90-1.00 (row-major
-/// weights 0.51-0.82 -> 0.93-1.09), 64 x 8192 and 14336 x 4096 (M x K x N)
-/// 0.94 -> 1.00-1.06, 64 x 4096 x 2048 0.73 / 0.79 -> 0.87-1.01 / 0.91-1.38;
-/// 16 tiles of 64 x 64 (N = 1024) in four: K = 4096 0.54 / 0.57 -> 0.91 /
-/// 1.12, K = 16384 (in five through L2) 0.83 -> 1.45 / 1.57. Not four on 32
-/// tiles (0.58-0.80 where two ran 0.68-1.01: clusters of four blocks of
-/// this shared memory do not all fit at once), nor two where the plan has
-/// three or more (64 x 8192 x 2048 0.68 against 0.73, 64 x 32000 x 2048
-/// 0.55 against 0.90), nor at 96 rows (two rows of tiles, 0.87 -> 0.74).
+/// tiles are an eighth of the SMs or fewer and the plan has at most four.
+/// The split's round trips (write, fence, count, read) held those products
+/// back. H200, bf16 (bench/explore/decode-split/, sets `redux`, `pair` and
+/// `pair2`), ratio to cuBLAS, clean L2 / after do_bench's flush: 33-64 rows
+/// against 4096 x 4096 0.80-0.90 -> 0.88-1.04 / 0.90-1.03 (row-major
+/// weights 0.51-0.82 -> 0.89-1.09), 48-64 x 8192 and 14336 x 4096 (M x K x
+/// N) 0.93-0.95 -> 0.99-1.06, 64 x 4096 x 2048 0.73 / 0.79 -> 0.84-1.01 /
+/// 0.91-0.93; 4 to 16 tiles of 64 x 64 (N = 256 to 1024) at K = 4096 in
+/// four 1.4-1.5x faster than the plan's two through L2 (64 x 4096 x 1024
+/// 0.61 / 0.67 -> 0.91-0.93 / 0.98-0.99). Not four where the plan has five
+/// or six (K = 14336 and 16384: 4-7% slower), nor on 32 tiles (0.58-0.80
+/// where two ran 0.68-1.01: clusters of four blocks of this shared memory
+/// do not all fit at once); not two where the plan has three or more (64 x
+/// 8192 x 2048 0.68 against 0.73, 64 x 32000 x 2048 0.55 against 0.90), nor
+/// at 96 rows (two rows of tiles: 0.87 -> 0.74; ncu: the same DRAM bytes,
+/// read at 53% of the peak rate against 64%).
 fn wgh_k_cluster(p: &WgPlan, m: i64, n: i64, batch: i64, sms: i64) -> Option<i64> {
     if p.tile.bm != WGH_BM || p.splits < 2 || p.k_cluster || m > WGH_BM || batch != 1 {
         return None;
     }
     let count = wg_tiles(m, n, batch, &p.tile);
-    if 8 * count <= sms {
+    if 8 * count <= sms && p.splits <= 4 {
         Some(4)
     } else if p.splits == 2 && 2 * count <= sms {
         Some(2)
@@ -1054,8 +1057,9 @@ mod tests {
         // all of them. M = 32 to 64: 64 x 64 tiles in two K ranges; 80 and
         // 96: 64 x 128 ones, also against 14336 x 4096 (set `tiles64`). Up
         // to 64 rows (one row of tiles) the two ranges are a cluster's
-        // blocks (`wgh_k_cluster`, sets `redux`, `pair`), not at 80 and more;
-        // on 16 tiles, four ranges.
+        // blocks (`wgh_k_cluster`, sets `redux`, `pair`, `pair2`), not at 80
+        // and more; on 16 tiles or fewer, four ranges, unless the plan has
+        // more than four.
         let kc = |p: WgPlan| (p.tile, p.splits, p.k_cluster, p.cluster);
         assert_eq!(wg_auto(128, 4096, 4096, 1, 2, SMS, KN).map(kc), Some((WG[3], 2, true, 1)));
         assert_eq!(wg_auto(128, 4096, 14336, 1, 2, SMS, KN).map(kc), Some((WG[3], 2, true, 1)));
@@ -1065,9 +1069,10 @@ mod tests {
             }
             assert!(!wg_auto(m, 4096, 4096, 2, 2, SMS, NK).unwrap().k_cluster, "{m}: a batch of two");
             assert_eq!(wg_auto(m, 2048, 8192, 1, 2, SMS, NK).map(kc), Some((WGH[1], 3, false, 1)), "{m}: three ranges");
-            for k in [4096, 16384] {
-                assert_eq!(wg_auto(m, 1024, k, 1, 2, SMS, NK).map(kc), Some((WGH[1], 4, true, 1)), "{m} x {k} x 1024");
+            for n in [256, 1024] {
+                assert_eq!(wg_auto(m, n, 4096, 1, 2, SMS, NK).map(kc), Some((WGH[1], 4, true, 1)), "{m} x 4096 x {n}");
             }
+            assert_eq!(wg_auto(m, 1024, 16384, 1, 2, SMS, NK).map(kc), Some((WGH[1], 5, false, 1)), "{m}: five ranges");
         }
         for (m, k) in [(80, 4096), (96, 4096), (96, 14336)] {
             assert_eq!(wg_auto(m, 4096, k, 1, 2, SMS, NK).map(kc), Some((WGH[0], 2, false, 1)));
