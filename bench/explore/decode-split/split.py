@@ -12,7 +12,7 @@ GB/s of x + weights + out, medians over rounds, and the error against
 float64 over its elementwise bound.  Also prints cuBLAS's kernels (name,
 grid, block) for each shape from a profiler trace.
 
-    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix|wghc2|ragged|n14336|wave1|wave2|redux|pair|pair2]
+    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix|wghc2|ragged|n14336|wave1|wave2|redux|pair|pair2|longk]
 """
 
 import argparse
@@ -277,6 +277,16 @@ SETS["pair2"] = [
         (48, 14336, 1024, "nk", ["auto", "wgh64/5", "wgh64k2"]), (64, 4096, 1024, "kn", ["auto", "wgh64/2", "wgh64k2"]),
         (64, 16384, 1024, "nk", ["auto", "wgh64/5"]), (64, 14336, 1536, "nk", ["auto", "wgh64k2", "wgh64k4"]),
     ]
+]
+
+
+# Long K against few columns at 48-64 rows (4 to 16 strips of 64), where
+# the plan splits K over 64-row tiles five to seven ways through L2 (24 to
+# 112 blocks, 0.46-0.75 of cuBLAS with a clean L2 in `pair2`): the
+# streaming build split over clusters of 4 or 8 blocks, and more ranges.
+SETS["longk"] = [
+    ("bf16", m, k, n, "nk", ["auto", "skinny_tma", "skinny_tma/4", "skinny_tma/8", "wgh64/12", "wgh64k4"])
+    for m, k, n in [(64, 14336, 256), (64, 14336, 512), (48, 14336, 768), (48, 14336, 1024), (64, 16384, 1024), (64, 8192, 1024)]
 ]
 
 
