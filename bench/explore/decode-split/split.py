@@ -12,7 +12,7 @@ GB/s of x + weights + out, medians over rounds, and the error against
 float64 over its elementwise bound.  Also prints cuBLAS's kernels (name,
 grid, block) for each shape from a profiler trace.
 
-    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix|wghc2|ragged|n14336|wave1|wave2|redux|pair|pair2|longk]
+    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix|wghc2|ragged|n14336|wave1|wave2|redux|pair|pair2|longk|shortk]
 """
 
 import argparse
@@ -287,6 +287,18 @@ SETS["pair2"] = [
 SETS["longk"] = [
     ("bf16", m, k, n, "nk", ["auto", "skinny_tma", "skinny_tma/4", "skinny_tma/8", "wgh64/12", "wgh64k4"])
     for m, k, n in [(64, 14336, 256), (64, 14336, 512), (48, 14336, 768), (48, 14336, 1024), (64, 16384, 1024), (64, 8192, 1024)]
+]
+
+
+# Short K (2048-3072) at 33-64 rows against 1024-4096 columns, where the
+# plan leaves 64-row tiles unsplit (its model splits only from K = 4096):
+# the plan against two and four K ranges in a cluster.
+SETS["shortk"] = [
+    ("bf16", m, k, n, lay, ["auto", "wgh64k2", "wgh64k4"])
+    for m, k, n, lay in [
+        (64, 2048, 4096, "nk"), (48, 2048, 4096, "nk"), (64, 2048, 2048, "nk"), (64, 3072, 3072, "nk"),
+        (40, 2048, 2048, "nk"), (64, 2048, 1024, "nk"), (64, 2048, 4096, "kn"), (64, 3072, 4096, "nk"),
+    ]
 ]
 
 
