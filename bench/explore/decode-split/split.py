@@ -12,7 +12,7 @@ GB/s of x + weights + out, medians over rounds, and the error against
 float64 over its elementwise bound.  Also prints cuBLAS's kernels (name,
 grid, block) for each shape from a profiler trace.
 
-    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix|wghc2|ragged|n14336|wave1|wave2|redux|pair|pair2|longk|shortk]
+    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix|wghc2|ragged|n14336|wave1|wave2|redux|pair|pair2|longk|shortk|rows32k]
 """
 
 import argparse
@@ -298,6 +298,19 @@ SETS["shortk"] = [
     for m, k, n, lay in [
         (64, 2048, 4096, "nk"), (48, 2048, 4096, "nk"), (64, 2048, 2048, "nk"), (64, 3072, 3072, "nk"),
         (40, 2048, 2048, "nk"), (64, 2048, 1024, "nk"), (64, 2048, 4096, "kn"), (64, 3072, 4096, "nk"),
+    ]
+]
+
+
+# The K clusters of 64-row tiles (plan.rs `wgh_k_cluster`, 460db20) below
+# 33 rows, on fewer than 16 strips (where the streaming build does not run)
+# and at K = 8192, where nothing measured them: the plan (four ranges in a
+# cluster) against the plan before (`wgh64`, `/2`, `/4` through L2).
+SETS["rows32k"] = [
+    ("bf16", m, k, n, "nk", ["auto", old])
+    for m, k, n, old in [
+        (24, 4096, 512, "wgh64/2"), (32, 4096, 512, "wgh64/2"), (17, 4096, 256, "wgh64/2"),
+        (24, 2048, 512, "wgh64"), (32, 2048, 960, "wgh64"), (24, 8192, 768, "wgh64/4"), (64, 8192, 768, "wgh64/4"),
     ]
 ]
 
