@@ -503,8 +503,8 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
 }
 
 /// K ranges (2 or 4) as a cluster's blocks, summed in distributed shared
-/// memory, for a plan of 64-row tiles on one row of them (M <= 64, one
-/// product, K of 2048 or more): two ranges where the plan has one or two
+/// memory, for a plan of 64-row tiles on one row of them (33 to 64 rows,
+/// where it was measured; one product, K of 2048 or more): two ranges where the plan has one or two
 /// and a tile per cluster fills at most half the SMs; four where the tiles
 /// are an eighth of the SMs or fewer and the plan has at most four. The
 /// split's round trips through L2 (write, fence, count, read) held those
@@ -527,7 +527,7 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
 /// at 96 rows (two rows of tiles: 0.87 -> 0.74; ncu: the same DRAM bytes,
 /// read at 53% of the peak rate against 64%).
 fn wgh_k_cluster(p: &WgPlan, m: i64, n: i64, k: i64, batch: i64, sms: i64) -> Option<i64> {
-    if p.tile.bm != WGH_BM || p.k_cluster || m > WGH_BM || batch != 1 || k < 2048 {
+    if p.tile.bm != WGH_BM || p.k_cluster || !(33..=WGH_BM).contains(&m) || batch != 1 || k < 2048 {
         return None;
     }
     let count = wg_tiles(m, n, batch, &p.tile);
@@ -1059,15 +1059,15 @@ mod tests {
         // M = 128 against a 4096 x 4096 or 14336 x 4096 weight: 64 tiles of
         // 128 x 64 fill half the SMs, in two K ranges as a cluster's blocks
         // all of them. M = 32 to 64: 64 x 64 tiles in two K ranges; 80 and
-        // 96: 64 x 128 ones, also against 14336 x 4096 (set `tiles64`). Up
-        // to 64 rows (one row of tiles) the two ranges are a cluster's
-        // blocks (`wgh_k_cluster`, sets `redux`, `pair`, `pair2`), not at 80
-        // and more; on 16 tiles or fewer, four ranges, unless the plan has
-        // more than four.
+        // 96: 64 x 128 ones, also against 14336 x 4096 (set `tiles64`). From
+        // 33 to 64 rows (one row of tiles) the two ranges are a cluster's
+        // blocks (`wgh_k_cluster`, sets `redux`, `pair`, `pair2`, `shortk`),
+        // not at 80 and more; on 16 tiles or fewer, four ranges, unless the
+        // plan has more than four.
         let kc = |p: WgPlan| (p.tile, p.splits, p.k_cluster, p.cluster);
         assert_eq!(wg_auto(128, 4096, 4096, 1, 2, SMS, KN).map(kc), Some((WG[3], 2, true, 1)));
         assert_eq!(wg_auto(128, 4096, 14336, 1, 2, SMS, KN).map(kc), Some((WG[3], 2, true, 1)));
-        for m in [32, 48, 64] {
+        for m in [33, 48, 64] {
             for (n, k) in [(4096, 4096), (2048, 4096), (4096, 14336)] {
                 assert_eq!(wg_auto(m, n, k, 1, 2, SMS, NK).map(kc), Some((WGH[1], 2, true, 1)), "{m} {n} {k}");
             }
@@ -1083,6 +1083,10 @@ mod tests {
             }
             assert_eq!(wg_auto(m, 1024, 2048, 1, 2, SMS, NK).map(kc), Some((WGH[1], 4, true, 1)), "{m} x 2048 x 1024");
             assert!(wg_auto(m, 4096, 1024, 1, 2, SMS, NK).is_none_or(|p| !p.k_cluster), "{m} x 1024 x 4096");
+        }
+        // Not below 33 rows (not measured there).
+        for (n, k) in [(4096, 4096), (512, 4096), (512, 2048)] {
+            assert!(!wg_auto(32, n, k, 1, 2, SMS, NK).unwrap().k_cluster, "32 {n} {k}");
         }
         for (m, k) in [(80, 4096), (96, 4096), (96, 14336)] {
             assert_eq!(wg_auto(m, 4096, k, 1, 2, SMS, NK).map(kc), Some((WGH[0], 2, false, 1)));
