@@ -503,29 +503,28 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
 }
 
 /// K ranges (2 or 4) as a cluster's blocks, summed in distributed shared
-/// memory, for a plan of 64-row tiles on one row of them (33 to 64 rows,
-/// where it was measured; one product, K of 2048 or more): two ranges where the plan has one or two
-/// and a tile per cluster fills at most half the SMs; four where the tiles
-/// are an eighth of the SMs or fewer and the plan has at most four. The
-/// split's round trips through L2 (write, fence, count, read) held those
-/// products back, and unsplit (the model splits from K = 4096) they filled
-/// half the SMs or less. H200, bf16 (bench/explore/decode-split/, sets `redux`, `pair` and
-/// `pair2`), ratio to cuBLAS, clean L2 / after do_bench's flush: 33-64 rows
-/// against 4096 x 4096 0.80-0.90 -> 0.88-1.04 / 0.90-1.03 (row-major
-/// weights 0.51-0.82 -> 0.89-1.09), 48-64 x 8192 and 14336 x 4096 (M x K x
-/// N) 0.93-0.95 -> 0.99-1.06, 64 x 4096 x 2048 0.73 / 0.79 -> 0.84-1.01 /
-/// 0.91-0.93; 4 to 16 tiles of 64 x 64 (N = 256 to 1024) at K = 4096 in
-/// four 1.4-1.5x faster than the plan's two through L2 (64 x 4096 x 1024
-/// 0.61 / 0.67 -> 0.91-0.93 / 0.98-0.99); unsplit before (set `shortk`), K
-/// = 2048 and 3072 against 2048 to 4096 columns 0.66-0.81 / 0.78-1.16 ->
-/// 0.79-1.08 / 0.86-1.44, 64 x 2048 x 1024 in four 0.78 / 0.67 -> 1.08 /
-/// 0.92. Not four where the plan has five
-/// or six (K = 14336 and 16384: 4-7% slower), nor on 32 tiles (0.58-0.80
-/// where two ran 0.68-1.01: clusters of four blocks of this shared memory
-/// do not all fit at once); not two where the plan has three or more (64 x
-/// 8192 x 2048 0.68 against 0.73, 64 x 32000 x 2048 0.55 against 0.90), nor
-/// at 96 rows (two rows of tiles: 0.87 -> 0.74; ncu: the same DRAM bytes,
-/// read at 53% of the peak rate against 64%).
+/// memory, for a plan of 64-row tiles on one row of them (33 to 64 rows, where
+/// it was measured; one product, K of 2048 or more): two ranges where the plan
+/// has one or two and a tile per cluster fills at most half the SMs; four where
+/// the tiles are an eighth of the SMs or fewer and the plan has at most four.
+/// The split's round trips through L2 (write, fence, count, read) held those
+/// products back, and unsplit (the model splits from K = 4096) they filled half
+/// the SMs or less. H200, bf16 (bench/explore/decode-split/, sets `redux`,
+/// `pair`, `pair2` and `shortk`), ratio to cuBLAS, clean L2 / after do_bench's
+/// flush: 33-64 rows against 4096 x 4096 0.80-0.90 -> 0.88-1.04 / 0.90-1.03
+/// (row-major weights 0.51-0.82 -> 0.89-1.09), 48-64 x 8192 and 14336 x 4096 (M
+/// x K x N) 0.93-0.95 -> 0.99-1.06, 64 x 4096 x 2048 0.73 / 0.79 -> 0.84-1.01 /
+/// 0.91-0.93; 4 to 16 tiles of 64 x 64 (N = 256 to 1024) at K = 4096 in four
+/// 1.4-1.5x faster than the plan's two through L2 (64 x 4096 x 1024 0.61 / 0.67
+/// -> 0.91-0.93 / 0.98-0.99); unsplit before (set `shortk`), K = 2048 and 3072
+/// against 2048 to 4096 columns 0.66-0.81 / 0.78-1.16 -> 0.79-1.08 / 0.86-1.44,
+/// 64 x 2048 x 1024 in four 0.78 / 0.67 -> 1.08 / 0.92. Not four where the plan
+/// has five or six (K = 14336 and 16384: 4-7% slower), nor on 32 tiles
+/// (0.58-0.80 where two ran 0.68-1.01: clusters of four blocks of this shared
+/// memory do not all fit at once); not two where the plan has three or more (64
+/// x 8192 x 2048 0.68 against 0.73, 64 x 32000 x 2048 0.55 against 0.90), nor
+/// at 96 rows (two rows of tiles: 0.87 -> 0.74; ncu: the same DRAM bytes, read
+/// at 53% of the peak rate against 64%).
 fn wgh_k_cluster(p: &WgPlan, m: i64, n: i64, k: i64, batch: i64, sms: i64) -> Option<i64> {
     if p.tile.bm != WGH_BM || p.k_cluster || !(33..=WGH_BM).contains(&m) || batch != 1 || k < 2048 {
         return None;
