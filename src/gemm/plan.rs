@@ -429,7 +429,8 @@ pub(crate) fn wgh_wave(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64) 
 /// The automatic Hopper plan for 16-bit types (and TF32's K-major copies:
 /// `elem` 4): the cooperative tile and split count with the least modelled
 /// time, or `None` where the mma.sync kernels are expected to do better
-/// (few rows); one wave of 64 x 128 tiles where `wgh_wave` says so.
+/// (few rows); one wave of 64 x 128 tiles where `wgh_wave` says so, and
+/// 64-row tiles' K ranges in a cluster where `wgh_k_cluster` does.
 /// Ping-pong tiles of 128 rows only when forced: since the cooperative
 /// kernels store their output with TMA, overlapped with the next tile, they
 /// ran faster than ping-pong ones of the same width on every shape measured
@@ -526,7 +527,7 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
 /// at 96 rows (two rows of tiles: 0.87 -> 0.74; ncu: the same DRAM bytes, read
 /// at 53% of the peak rate against 64%).
 fn wgh_k_cluster(p: &WgPlan, m: i64, n: i64, k: i64, batch: i64, sms: i64) -> Option<i64> {
-    if p.tile.bm != WGH_BM || p.k_cluster || !(33..=WGH_BM).contains(&m) || batch != 1 || k < 2048 {
+    if p.tile.bm != WGH_BM || !(33..=WGH_BM).contains(&m) || batch != 1 || k < 2048 {
         return None;
     }
     let count = wg_tiles(m, n, batch, &p.tile);

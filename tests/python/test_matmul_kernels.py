@@ -558,8 +558,8 @@ def decode_cases(kind, variant):
     for m in [1, 5, 9, 16, 24, 32, 40, 64]:
         shapes = [(4096, 4096), (1000, 4104), (72, 8192), (4160, 64)]
         # (2048, 8200): one wave of 64 x 128 tiles at 40 and 64 rows (plan.rs `wgh_wave`), N past a tile.
-        # (4096, 4096) at 40 and 64 rows, 16-bit: 64 x 64 tiles in two K ranges of a cluster (`wgh_k_cluster`);
-        # (4096, 1000): 16 such tiles (the last partial) in four.
+        # (4096, 4096) and (2048, 1040) at 40 and 64 rows, 16-bit: 64 x 64 tiles in two K ranges of a
+        # cluster (`wgh_k_cluster`); (4096, 1000): 16 such tiles (the last partial) in four.
         for k, n in shapes + ([(2048, 1040), (8192, 2048), (9000, 3584), (2048, 8200), (4096, 1000)] if variant == "auto" else []):
             x = r(m, k)
             for w in [r(k, n), r(n, k).t()]:  # N-major, then nn.Linear's K-major
