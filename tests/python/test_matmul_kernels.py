@@ -189,6 +189,7 @@ SHAPES = [
     (1000, 72, 1003),
     (136, 1001, 130),  # K odd, M a multiple of 8
     (64, 63, 200),     # ... K inside one k-tile
+    (264, 72, 1004),   # output rows 8 bytes off 16 (the Hopper epilogue's TMA stores take them 2 at a time)
 ]
 LAYOUTS = ["nn", "nt", "tn", "tt", "uu", "uv", "vu", "sn", "ns", "wn", "wt", "wu"]
 # Variants that force the Hopper kernels (wgmma/TMA/mbarrier, clusters): a
@@ -421,6 +422,34 @@ def test_edge_cases(kind, kernel_override):
                 raise AssertionError(f"case {i} {tuple(a.shape)} @ {tuple(b.shape)}: {e}") from None
     finally:
         set_tf32(old)
+
+
+@cuda
+@pytest.mark.parametrize("kind", ["bf16", "f16"])
+@pytest.mark.parametrize("store", ["auto", "copy"])
+def test_unaligned_output_rows(kind, store, kernel_override):
+    """Outputs whose rows are off 16 bytes (N = 4095, 4094, 4092: 8, 4 or
+    2 rows to a 16-byte multiple), under the automatic choice: on Hopper the
+    cooperative tiles' TMA stores take such rows several at a time, and the
+    warps copy out the halves at the edges (`copy`: every half). bmm with a
+    batch stride that is a multiple of 16 bytes (stored so too) and one
+    that is not (copied out)."""
+    kernel_override("MYNS_MATMUL_KERNEL", "nowg" if NO_WG else "auto")
+    kernel_override("MYNS_MATMUL_TMA_STORE", store)
+    dtype = DT[kind]
+    torch.manual_seed(11)
+    for m, k, n in [(512, 256, 4095), (384, 192, 4094), (256, 128, 4092), (1000, 72, 1003), (2048, 64, 1001)]:
+        a, b = torch.randn(m, k, dtype=dtype, device="cuda"), torch.randn(k, n, dtype=dtype, device="cuda")
+        poison(m * n, dtype)
+        try:
+            check(torch.ops.myns.matmul(a, b), a, b, kind)
+            check(torch.ops.myns.matmul(a, b.t().contiguous().t()), a, b, kind)
+        except AssertionError as e:
+            raise AssertionError(f"{m}x{k}x{n}: {e}") from None
+    for bsz, m, k, n in [(3, 256, 64, 1004), (2, 257, 64, 1001)]:
+        a, b = torch.randn(bsz, m, k, dtype=dtype, device="cuda"), torch.randn(bsz, k, n, dtype=dtype, device="cuda")
+        poison(bsz * m * n, dtype)
+        check(torch.ops.myns.bmm(a, b), a, b, kind)
 
 
 @cuda
