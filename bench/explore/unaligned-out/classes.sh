@@ -12,6 +12,12 @@ set -uo pipefail
 source bench/explore/tf32-llm/env.sh
 OUT=${OUT:-/tmp/classes-out}; R=$OUT/r; mkdir -p "$R"
 export MYNS_REQUIRE_CUDA=1 MYNS_GIT_COMMIT=$(cat .gpu/COMMIT)
+# Registers and spills of the cooperative kernels, before (old) and after (new), where the fatbins came along.
+for f in old new; do
+  [ -f .gpu/$f.fatbin.xz ] || continue
+  xz -dkf .gpu/$f.fatbin.xz
+  echo "== $f"; cuobjdump -res-usage .gpu/$f.fatbin 2>&1 | grep -A1 -E "Function mm_wgk?(256|192|128|64)_bf16_kn" | grep -oE "mm_wg[^ :]*|REG:[0-9]+|STACK:[0-9]+|SHARED:[0-9]+|LOCAL:[0-9]+" | paste - - - - - 
+done > $R/res-usage.txt 2>&1
 probe='
 import torch, myns
 for kind in (torch.bfloat16, torch.float16):
