@@ -121,8 +121,6 @@ template <int BN, bool PP, bool OUT16, int BM> struct Tile {
   static constexpr int TMA_COLS = MYNS_WG_TMA_COLS(BN), BULK_COLS = MYNS_WG_BULK_COLS(BN), C_PITCH = BULK_COLS * 2 + 16;
   static_assert(BN % TMA_COLS == 0 && TMA_COLS % 64 == 0 && BN % BULK_COLS == 0 && BULK_COLS % 8 == 0, "staged rounds");
   static constexpr int C_HALF = 64 * (TMA_COLS * 2 > C_PITCH ? TMA_COLS * 2 : C_PITCH);
-  // (Odd-pitch outputs' TMA stores spread their row classes over up to 7 more lines: see the epilogue.)
-  static_assert(C_HALF >= (TMA_COLS + 7) * 128, "room for the row classes' gaps");
   static constexpr int C_BYTES = !PP && OUT16 ? 2 * C_HALF : 0;
   static constexpr int STAGES = BASE_STAGES + (!PP && !OUT16 ? 2 * C_HALF / STAGE_BYTES : 0);
   // Cooperative tiles up to 128 wide: the producer publishes each work
@@ -850,30 +848,12 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
         if (p.tma_store) {
           const uint32_t cbuf = c_base + cw * L::C_HALF;  // 1024-aligned (C_HALF is a multiple of 1024)
           const bool leader = tid % 128 == 0;
-          // Rows TMA cannot address one by one (p.c_rows = R > 1: an odd N)
-          // it stores R at a time: R rows' starts step through their offsets
-          // from a 16-byte boundary and repeat, so tmC (src/gemm/sm90.rs) is
-          // the output seen as rows R times as long, whose pitch TMA takes;
-          // output row R j + i is row j of it from column i * scm (class i).
-          // Whole halves only: a class's box would overwrite the next row's
-          // start at the right edge, and the rows past M at the bottom; those
-          // halves are copied out below.
-          const int R = static_cast<int>(p.c_rows);
-          if (p.tma_store == 1 && (R == 1 || (n0 + BN <= N && m0 + cw * 64 + 64 <= M))) {
+          if (p.tma_store == 1) {
             // This consumer's 64 x BN half in rounds of TMA_COLS columns,
-            // each as boxes of 64 columns (128-byte swizzle: 16-byte chunk c
-            // of a line at c ^ (line % 8)), four 8 x 8 matrices per 16
-            // columns; TMA leaves out what lies past the edges. A class's
-            // rows of a box are 64 / R consecutive lines; the classes start
-            // p.c_gap lines apart beyond their boxes, so that the 8 rows of
-            // a matrix (8 classes at R = 8) fall on 8 different line phases
-            // rather than on one bank group (the swizzle follows the
-            // address's bits 7-9: bench/explore/unaligned-out/).
-            constexpr int NB = L::TMA_COLS / 64;
-            const int H = 64 / R, class_lines = NB * H + static_cast<int>(p.c_gap);
+            // each as boxes of 64 x 64 (128-byte swizzle: 16-byte chunk c of
+            // row r at c ^ (r % 8)), four 8 x 8 matrices per 16 columns; TMA
+            // leaves out what lies past the edges.
             const int mi = lane / 8, row = warp * 16 + (mi & 1) * 8 + lane % 8;
-            const int line0 = (row % R) * class_lines + row / R;
-            const int x0 = static_cast<int>(reinterpret_cast<uintptr_t>(p.c) % 16 / sizeof(T));
 #pragma unroll
             for (int c0 = 0; c0 < BN; c0 += L::TMA_COLS) {
               // The last round's (or tile's) copies are done reading the buffer.
@@ -881,25 +861,20 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
               bar_sync(1 + cw, 128);
 #pragma unroll
               for (int jj = 0; jj < L::TMA_COLS / 16; ++jj) {
-                const int col = jj * 16 + (mi >> 1) * 8, line = line0 + (col / 64) * H;
-                const uint32_t addr = cbuf + line * 128 + ((((col % 64) / 8) ^ (line & 7)) << 4);
+                const int col = jj * 16 + (mi >> 1) * 8;
+                const uint32_t addr = cbuf + (col / 64) * 8192 + row * 128 + ((((col % 64) / 8) ^ (row & 7)) << 4);
                 const float* v = &d[0][c0 / 2 + 8 * jj];
                 stmatrix4(addr, pack2<T>(v[0], v[1]), pack2<T>(v[2], v[3]), pack2<T>(v[4], v[5]), pack2<T>(v[6], v[7]));
               }
               fence_async_smem();
               bar_sync(1 + cw, 128);
               if (leader) {
-                const int y = (m0 + cw * 64) / R;
-                for (int i = 0; i < R; ++i) {
 #pragma unroll
-                  for (int b = 0; b < NB; ++b) {
-                    const uint32_t src = cbuf + (i * class_lines + b * H) * 128;
-                    const int x = x0 + i * static_cast<int>(p.scm) + n0 + c0 + 64 * b;
-                    if (p.beta) {
-                      tma_store_add(tmC, src, x, y, t.bz);
-                    } else {
-                      tma_store(tmC, src, x, y, t.bz);
-                    }
+                for (int b = 0; b < L::TMA_COLS / 64; ++b) {
+                  if (p.beta) {
+                    tma_store_add(tmC, cbuf + b * 8192, n0 + c0 + 64 * b, m0 + cw * 64, t.bz);
+                  } else {
+                    tma_store(tmC, cbuf + b * 8192, n0 + c0 + 64 * b, m0 + cw * 64, t.bz);
                   }
                 }
                 tma_store_commit();
@@ -927,8 +902,6 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           constexpr int CPR = L::BULK_COLS / 8, RPI = CPR >= 32 ? 1 : 32 / CPR;
           static_assert(CPR <= 32, "a row's vectors fit in a warp");
           const int lr = lane / CPR, ch = lane % CPR;
-          // (A class tile's TMA stores may still be reading the buffer.)
-          if (p.tma_store == 1 && leader) tma_store_wait_read();
 #pragma unroll
           for (int c0 = 0; c0 < BN; c0 += L::BULK_COLS) {
             // Every thread is done reading the last round's (or tile's) rows.

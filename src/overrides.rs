@@ -17,8 +17,6 @@ pub enum Knob {
     /// instead of staging it in shared memory for TMA (or for the warps,
     /// where TMA cannot address its rows); compute-sanitizer's initcheck
     /// does not see TMA stores, and calls their output uninitialized.
-    /// `copy`: rows whose pitch is off 16 bytes are all copied out by the
-    /// warps, none stored by TMA several rows at a time (to compare).
     MatmulTmaStore,
 }
 
@@ -50,11 +48,11 @@ fn normalise(v: Option<&str>) -> Option<Arc<str>> {
 }
 
 /// Whether `value` is one `knob` takes, checked where a caller sets it
-/// (`MYNS_MATMUL_TMA_STORE` takes only `off` and `copy`); the kernel names of the others
+/// (`MYNS_MATMUL_TMA_STORE` takes only `off`); the kernel names of the others
 /// are checked where they are used.
 pub fn check(knob: Knob, value: Option<&str>) -> std::result::Result<(), String> {
     match (knob, normalise(value).as_deref()) {
-        (Knob::MatmulTmaStore, Some(v)) if v != "off" && v != "copy" => Err(format!("{} takes `off`, `copy` or `auto`, not `{v}`", knob.var())),
+        (Knob::MatmulTmaStore, Some(v)) if v != "off" => Err(format!("{} takes `off` or `auto`, not `{v}`", knob.var())),
         _ => Ok(()),
     }
 }
@@ -85,9 +83,8 @@ mod tests {
         }
         assert_eq!(Knob::from_var("MYNS_MATMUL_KERNEL"), Some(Knob::MatmulKernel));
         assert_eq!(Knob::from_var("PATH"), None);
-        assert!(check(Knob::MatmulTmaStore, Some("off")).is_ok() && check(Knob::MatmulTmaStore, Some("copy")).is_ok());
-        assert!(check(Knob::MatmulTmaStore, None).is_ok());
-        assert!(check(Knob::MatmulTmaStore, Some("0")).unwrap_err().contains("MYNS_MATMUL_TMA_STORE takes `off`, `copy`"));
+        assert!(check(Knob::MatmulTmaStore, Some("off")).is_ok() && check(Knob::MatmulTmaStore, None).is_ok());
+        assert!(check(Knob::MatmulTmaStore, Some("0")).unwrap_err().contains("MYNS_MATMUL_TMA_STORE takes `off`"));
         assert!(check(Knob::MatmulKernel, Some("wg256c2")).is_ok());
     }
 }

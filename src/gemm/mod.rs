@@ -106,19 +106,13 @@ pub(crate) struct GemmParams {
     /// reads the old element and adds it before the one rounding); 0: `c = a @ b`.
     beta: i64,
     /// Nonzero: the Hopper cooperative 16-bit kernels stage the output in
-    /// shared memory, then store it with TMA (1; `c_rows` rows as one where
-    /// the row pitch is off 16 bytes, the halves at the right and bottom
-    /// edges then copied out as in 2) or copy it out with the warps, each
-    /// row shifted to its global alignment (2); `sm90::launch` decides.
+    /// shared memory, then store it with TMA (1) or copy it out with the
+    /// warps, each row shifted to its global alignment (2: rows TMA cannot
+    /// address); `sm90::launch` decides.
     tma_store: i64,
     /// 1, or the blocks of a cluster that each compute one of a tile's K
     /// ranges, summed through distributed shared memory (`sm90::launch`).
     kcl: i64,
-    /// `tma_store` 1: the output rows the output's tensor map takes as one
-    /// (2, 4 or 8 where the row pitch is off 16 bytes), and the shared-memory
-    /// lines between their classes' boxes (`sm90::launch`).
-    c_rows: i64,
-    c_gap: i64,
 }
 
 impl GemmParams {
@@ -147,8 +141,6 @@ impl GemmParams {
             beta: 0,
             tma_store: 0,
             kcl: 1,
-            c_rows: 1,
-            c_gap: 0,
         }
     }
 

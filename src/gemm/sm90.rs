@@ -238,55 +238,30 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     // (Split K queues a fill of its counters after the copy.)
     let after_copy = after_copy && q.splits == 1;
     // Cooperative 16-bit tiles stage a plain unit-stride output in shared
-    // memory, then store it with TMA (1) where its rows are 16-byte aligned;
-    // where they are not (N = 4095, a vocabulary of 32001), with TMA too,
-    // `c_rows` = R rows as one: R rows' starts step through their offsets
-    // from a 16-byte boundary and repeat, so the output seen as rows R
-    // times as long has a pitch TMA takes, its row j holding output rows
-    // R j to R j + R - 1 one after another (from the aligned address below
-    // the output's start). The kernel stores whole 64-row halves so; those
-    // at the right and bottom edges, where a box would spill into the next
-    // row or past the output, it copies out as in (2): each row shifted to
-    // its global alignment, copied out by the warps in 16-byte vectors.
-    // (N = 4095 against its aligned neighbour on the H100: 0.72 stored from
-    // registers two bytes at a time, 0.80 with the warps copying two bytes
-    // at a time, 0.85 with a bulk copy per row; on the H200 the vectors cut
-    // the kernel's extra time from 17.0 to 13.3 us, the row classes to
-    // bench/explore/unaligned-out/.) `MYNS_MATMUL_TMA_STORE=copy` keeps (2)
-    // for every tile, `off` stores from registers.
-    let es = dtype.size() as i64;
-    let out_ok = |s: i64| (s * es) % 16 == 0;
+    // memory, then store it with TMA (1) where its rows are 16-byte aligned,
+    // else (2) each row shifted to its global alignment, copied out by the
+    // warps in 16-byte vectors. (N = 4095 against its aligned neighbour on
+    // the H100: 0.72 stored from registers two bytes at a time, 0.80 with
+    // the warps copying two bytes at a time, 0.85 with a bulk copy per row;
+    // on the H200 the vectors cut the kernel's extra time from 17.0 to 13.3
+    // us: bench/explore/unaligned-out/.)
+    let out_ok = |s: i64| (s * dtype.size() as i64) % 16 == 0;
     let tma_ok = out_ok(q.scm) && (q.batch == 1 || out_ok(q.scb)) && q.c.is_multiple_of(16);
-    let store = overrides::get(Knob::MatmulTmaStore);
-    // R: the fewest rows whose pitch is a multiple of 16 bytes; the element
-    // offset of the output's start from the 16-byte boundary below it.
-    let rows = 16 >> (q.scm * es).trailing_zeros().min(4);
-    let x0 = (q.c % 16) as i64 / es;
-    // (Accumulating needs every row stored with TMA's reduce-add: one row
-    // as one. TMA's coordinates are 32-bit.)
-    let mapped = tma_ok
-        || (store.as_deref() != Some("copy")
-            && (q.batch == 1 || out_ok(q.scb))
-            && (q.beta == 0 || rows == 1)
-            && x0 + rows * q.scm + q.n < i32::MAX as i64);
+    // Accumulating, staged only where TMA stores the whole tile (1), with its
+    // reduce-add: in (2) the threads store each row's unaligned ends, which
+    // would need loading first.
     let staged = !plan.tile.pingpong
         && !plan.a_reg
         && dtype != DType::F32
-        && (q.beta == 0 || mapped)
+        && (q.beta == 0 || tma_ok)
         && q.scn == 1
         && q.scm >= q.n
-        && store.as_deref() != Some("off");
-    q.tma_store = match (staged, mapped) {
+        && overrides::get(Knob::MatmulTmaStore).as_deref() != Some("off");
+    q.tma_store = match (staged, tma_ok) {
         (false, _) => 0,
         (true, true) => 1,
         (true, false) => 2,
     };
-    // Classes start 8 / R lines apart beyond their boxes, so that any 8
-    // consecutive output rows fall on 8 different phases of the swizzle.
-    // (TEMPORARY: MYNS_C_GAP_EXPERIMENT sets the gap, to measure it against
-    // none; removed once measured.)
-    let gap = std::env::var("MYNS_C_GAP_EXPERIMENT").ok().and_then(|v| v.parse().ok()).unwrap_or(if rows > 1 { 8 / rows } else { 0 });
-    (q.c_rows, q.c_gap) = if q.tma_store == 1 && !tma_ok { (rows, gap) } else { (1, 0) };
     let q = &q;
     let (m, n, k, batch) = (q.m as u64, q.n as u64, q.k as u64, q.batch as u64);
     let (es, bk, bn) = (dtype.size() as u64, bk as u32, plan.tile.bn);
@@ -312,12 +287,7 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
         map(q.b, [n, k, batch], [q.sbk as u64 * es, bstride(q.sbb, k * q.sbk as u64)], [64, bk, 1])?
     };
     let tm_c = if q.tma_store == 1 {
-        // One consumer's 64-row half: 64 / R rows of the R-row view (R = 1
-        // where the rows are aligned: the output as it is). Its columns end
-        // at the last row's end, so TMA clips a box at N there.
-        let (r, x0) = (q.c_rows as u64, (q.c % 16) / es);
-        let dims = [x0 + (r - 1) * q.scm as u64 + n, (m / r).max(1), batch];
-        map(q.c - x0 * es, dims, [r * q.scm as u64 * es, bstride(q.scb, m * q.scm as u64)], [64, 64 / r as u32, 1])?
+        map(q.c, [n, m, batch], [q.scm as u64 * es, bstride(q.scb, m * q.scm as u64)], [64, 64, 1])? // one consumer's 64-row half
     } else {
         sys::CUtensorMap { opaque: tm_a.opaque } // not read
     };

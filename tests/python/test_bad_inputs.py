@@ -178,16 +178,14 @@ def test_bad_input_matrix(device):
     torch.testing.assert_close(myns.add(torch.ones(2, device=device), torch.ones(2, device=device)), torch.full((2,), 2.0, device=device))
 
 
-def test_tma_store_override_takes_off_and_copy_only():
-    """MYNS_MATMUL_TMA_STORE: `off`, `copy` or the automatic choice;
-    anything else (which would silently keep TMA stores) is an error naming
-    the knob."""
+def test_tma_store_override_takes_off_only():
+    """MYNS_MATMUL_TMA_STORE: `off` or the automatic choice; anything else
+    (which would silently keep TMA stores) is an error naming the knob."""
     try:
-        with pytest.raises(ValueError, match="MYNS_MATMUL_TMA_STORE takes `off`, `copy` or `auto`, not `0`"):
+        with pytest.raises(ValueError, match="MYNS_MATMUL_TMA_STORE takes `off` or `auto`, not `0`"):
             myns.set_override("MYNS_MATMUL_TMA_STORE", "0")
         with pytest.raises(ValueError, match="unknown override `MYNS_NOPE` .*MYNS_MATMUL_TMA_STORE"):
             myns.set_override("MYNS_NOPE", "off")
         myns.set_override("MYNS_MATMUL_TMA_STORE", "off")
-        myns.set_override("MYNS_MATMUL_TMA_STORE", "copy")
     finally:
         myns.set_override("MYNS_MATMUL_TMA_STORE", None)
