@@ -12,7 +12,7 @@ GB/s of x + weights + out, medians over rounds, and the error against
 float64 over its elementwise bound.  Also prints cuBLAS's kernels (name,
 grid, block) for each shape from a profiler trace.
 
-    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix|wghc2|ragged|n14336|wave1|wave2|redux|pair|pair2|longk|shortk|rows32k]
+    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix|wghc2|ragged|n14336|wave1|wave2|redux|pair|pair2|longk|shortk|rows32k|longk2]
 """
 
 import argparse
@@ -313,6 +313,16 @@ SETS["rows32k"] = [
         (24, 2048, 512, "wgh64"), (32, 2048, 960, "wgh64"), (24, 8192, 768, "wgh64/4"), (64, 8192, 768, "wgh64/4"),
     ]
 ]
+
+# Long K against 4-12 strips (2026-11-30): where set `longk` saw the
+# streaming build in clusters of 8 win at K = 14336, shorter K and fewer
+# rows (24-64), against the plan.
+SETS["longk2"] = [
+    ("bf16", m, k, n, "nk", ["auto", "skinny_tma/8", "skinny_tma/4"])
+    for m, k, n in [(64, 4096, 512), (64, 8192, 256), (64, 8192, 512), (64, 8192, 768), (40, 8192, 256), (40, 8192, 512),
+                    (40, 14336, 512), (40, 14336, 768), (24, 8192, 512), (24, 14336, 512), (64, 14336, 256), (64, 32768, 512),
+                    (64, 14336, 896), (64, 14336, 512)]
+] + [("bf16", 64, 14336, 512, "kn", ["auto", "skinny_tma/8"]), ("f16", 48, 14336, 512, "nk", ["auto", "skinny_tma/8"]), ("tf32", 64, 14336, 512, "nk", ["auto", "skinny_tma/8"])]
 
 
 def operands(kind, m, k, n, lay):
