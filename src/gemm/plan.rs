@@ -784,18 +784,35 @@ pub(crate) fn skinny_smem(mt: i64) -> u32 {
 /// the tile kernels) and lost up to 10% on 64 strips, which keep the tile
 /// kernels; since then one wave of 64 x 128 tiles beat both up to about
 /// 160 such tiles (`wgh_wave`), so 16-bit weights stream at 33 to 64 rows
-/// only past that (LM heads). `elem`: bytes per element.
+/// only past that (LM heads). And on 4 to 14 strips at K >= 8192
+/// (`few_strips_long_k`). `elem`: bytes per element.
 pub(crate) fn skinny_tma(m: i64, n: i64, k: i64, batch: i64, elem: i64, ffma: bool, sms: i64) -> bool {
     let strips = skinny_strips(n, batch);
     if m > SKINNY_MAX_M {
         // Past 16 rows: mma consumers only (FFMA would do m per weight).
         let streams = m <= 32 || elem == 4 || (strips > sms && !wgh_wave(m, n, k, batch, elem, sms));
-        !ffma && m <= SKINNY_TMA_MAX_M && strips >= 16 && streams
+        (!ffma && m <= SKINNY_TMA_MAX_M && strips >= 16 && streams) || few_strips_long_k(m, strips, k, ffma)
     } else if ffma {
         (m == 1 && strips >= 16) || (strips >= 64 && (strips >= sms || (m > 8 && 2 * strips <= sms)))
     } else {
         strips >= 16
     }
+}
+
+/// 17 to 64 rows against 4 to 14 strips (N = 193 to 896) at K >= 8192, on
+/// mma consumers: the streaming build in clusters of 8, where the tile
+/// kernels leave most SMs idle or split K through L2. On the H200
+/// (bench/explore/decode-split/, sets `longk` and `longk2`; ratio to
+/// cuBLAS, L2 clean / after do_bench's flush) it ran at 0.64-0.96 /
+/// 0.70-0.95 where the plan's tiles ran at 0.53-0.73 / 0.58-0.85: 24 to 64
+/// rows, K = 8192 to 32768, 16-bit and TF32 (TF32 64 x 14336 x 512: 0.86 /
+/// 0.95 against 0.59 / 0.68); 24 rows gained most (24 x 8192 x 512: 0.96
+/// against 0.60). Not at K = 4096 (64 x 4096 x 512: level clean, 9% slower
+/// after the flush), nor on 16 strips (16 clusters of 8 do not all fit at
+/// once: 0.53-0.55 against 0.74-0.83), nor in clusters of 4 (slower than
+/// the plan everywhere).
+fn few_strips_long_k(m: i64, strips: i64, k: i64, ffma: bool) -> bool {
+    !ffma && (SKINNY_MAX_M + 1..=SKINNY_TMA_MAX_M).contains(&m) && (4..=14).contains(&strips) && k >= 8192
 }
 
 /// The streaming build's plan. Blocks per strip (a cluster splitting K):
@@ -859,6 +876,7 @@ pub(crate) fn skinny_tma_plan(
     let strips = skinny_strips(n, batch);
     let ranks = match forced_ranks {
         Some(r) => cluster_at_least(r),
+        None if few_strips_long_k(m, strips, k, ffma) => 8,
         None => {
             let few = SKINNY_CLUSTERS.into_iter().filter(|&c| c <= 4 && (c == 1 || k / c >= 8 * bk));
             let r = few.clone().find(|&c| 5 * strips * c >= 2 * sms).or_else(|| few.clone().next_back()).unwrap_or(1);
@@ -1358,6 +1376,13 @@ mod tests {
         assert!(skinny_tma(64, 32000, 4096, 1, 2, false, SMS) && !skinny_tma(33, 4096, 4096, 1, 2, false, SMS) && !skinny_tma(40, 8448, 4096, 1, 2, false, SMS));
         // ... but not where one wave of 64 x 128 tiles covers N (`wgh_wave`).
         assert!(!skinny_tma(64, 14336, 4096, 1, 2, false, SMS) && !skinny_tma(48, 18944, 4096, 1, 2, false, SMS) && skinny_tma(48, 20480, 4096, 1, 2, false, SMS));
+        // 17 to 64 rows on 4 to 14 strips at K >= 8192 (`few_strips_long_k`), in clusters of 8; not
+        // on 3 or 16 strips, at K = 4096, or on FFMA consumers.
+        assert!(skinny_tma(24, 512, 8192, 1, 2, false, SMS) && skinny_tma(64, 256, 14336, 1, 4, false, SMS) && skinny_tma(64, 896, 8192, 1, 2, false, SMS));
+        assert!(skinny_tma(32, 128, 8192, 3, 2, false, SMS) && !skinny_tma(64, 192, 8192, 1, 2, false, SMS) && !skinny_tma(64, 1024, 8192, 1, 2, false, SMS));
+        assert!(!skinny_tma(64, 512, 4096, 1, 2, false, SMS) && !skinny_tma(40, 512, 8192, 1, 4, true, SMS) && !skinny_tma(16, 512, 4096, 1, 2, false, SMS));
+        assert_eq!(skinny_tma_plan(64, 512, 14336, 1, 2, false, SMS, None, None).unwrap(), SkinnyPlan { ranks: 8, k_chunk: 1792, mt: 8, stages: 8 });
+        assert_eq!(skinny_tma_plan(24, 300, 16384, 1, 4, false, SMS, None, None).unwrap(), SkinnyPlan { ranks: 8, k_chunk: 2048, mt: 4, stages: 16 });
         // The builds: every ring fits one block on an SM except 16 stages of
         // 8 m blocks; FFMA (float32) at most 2 m blocks.
         for dt in SKINNY_TMA_DTYPES {

@@ -566,7 +566,9 @@ def test_decode_streaming_and_register_builds(kind, variant, kernel_override):
     operands rounded by the TMA loads), the register build stays exact.
     24 and 32 rows: the streaming build's 4 m blocks, 40 and 64 its 8
     (16-bit types and TF32; float32 with TF32 off, the register build and
-    the 16-stage ring at 8 m blocks leave them to the tile kernels)."""
+    the 16-stage ring at 8 m blocks leave them to the tile kernels); `auto`
+    also streams them against 5 and 8 strips at long K, K split over
+    clusters of 8."""
     if NO_WG:
         pytest.skip("MYNS_MATMUL_KERNEL=nowg")
     kernel_override("MYNS_MATMUL_KERNEL", variant)
@@ -587,7 +589,9 @@ def decode_cases(kind, variant):
         # (2048, 8200): one wave of 64 x 128 tiles at 40 and 64 rows (plan.rs `wgh_wave`), N past a tile.
         # (4096, 4096) and (2048, 1040) at 40 and 64 rows, 16-bit: 64 x 64 tiles in two K ranges of a
         # cluster (`wgh_k_cluster`); (4096, 1000): 16 such tiles (the last partial) in four.
-        for k, n in shapes + ([(2048, 1040), (8192, 2048), (9000, 3584), (2048, 8200), (4096, 1000)] if variant == "auto" else []):
+        # (8192, 512), (16384, 300): 17 to 64 rows on 8 and 5 strips (the last partial), the
+        # streaming build in clusters of 8 (`few_strips_long_k`).
+        for k, n in shapes + ([(2048, 1040), (8192, 2048), (9000, 3584), (2048, 8200), (4096, 1000), (8192, 512), (16384, 300)] if variant == "auto" else []):
             x = r(m, k)
             for w in [r(k, n), r(n, k).t()]:  # N-major, then nn.Linear's K-major
                 poison(m * n, dtype)

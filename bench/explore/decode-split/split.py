@@ -12,7 +12,7 @@ GB/s of x + weights + out, medians over rounds, and the error against
 float64 over its elementwise bound.  Also prints cuBLAS's kernels (name,
 grid, block) for each shape from a profiler trace.
 
-    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix|wghc2|ragged|n14336|wave1|wave2|redux|pair|pair2|longk|shortk|rows32k|longk2]
+    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix|wghc2|ragged|n14336|wave1|wave2|redux|pair|pair2|longk|shortk|rows32k|longk2|rows32s]
 """
 
 import argparse
@@ -323,6 +323,15 @@ SETS["longk2"] = [
                     (40, 14336, 512), (40, 14336, 768), (24, 8192, 512), (24, 14336, 512), (64, 14336, 256), (64, 32768, 512),
                     (64, 14336, 896), (64, 14336, 512)]
 ] + [("bf16", 64, 14336, 512, "kn", ["auto", "skinny_tma/8"]), ("f16", 48, 14336, 512, "nk", ["auto", "skinny_tma/8"]), ("tf32", 64, 14336, 512, "nk", ["auto", "skinny_tma/8"])]
+
+# 17-32 rows at K = 2048-4096 against 4-14 strips (2026-11-30), where set
+# `rows32k` had the plan's tiles at 0.56-0.65 of cuBLAS: the streaming
+# build in clusters of 2, 4 and 8; and 64 rows at K = 4096 and 6144.
+SETS["rows32s"] = [
+    ("bf16", m, k, n, "nk", ["auto", "skinny_tma/8", "skinny_tma/4", "skinny_tma/2"])
+    for m, k, n in [(24, 4096, 512), (32, 4096, 512), (17, 4096, 256), (24, 2048, 512), (32, 2048, 960), (32, 4096, 896),
+                    (24, 6144, 512), (64, 6144, 512), (48, 4096, 256)]
+]
 
 
 def operands(kind, m, k, n, lay):
