@@ -784,7 +784,7 @@ pub(crate) fn skinny_smem(mt: i64) -> u32 {
 /// the tile kernels) and lost up to 10% on 64 strips, which keep the tile
 /// kernels; since then one wave of 64 x 128 tiles beat both up to about
 /// 160 such tiles (`wgh_wave`), so 16-bit weights stream at 33 to 64 rows
-/// only past that (LM heads). And on 4 to 14 strips at K >= 8192
+/// only past that (LM heads). And on few strips at long K
 /// (`few_strips_long_k`). `elem`: bytes per element.
 pub(crate) fn skinny_tma(m: i64, n: i64, k: i64, batch: i64, elem: i64, ffma: bool, sms: i64) -> bool {
     let strips = skinny_strips(n, batch);
@@ -799,20 +799,24 @@ pub(crate) fn skinny_tma(m: i64, n: i64, k: i64, batch: i64, elem: i64, ffma: bo
     }
 }
 
-/// 17 to 64 rows against 4 to 14 strips (N = 193 to 896) at K >= 8192, on
-/// mma consumers: the streaming build in clusters of 8, where the tile
-/// kernels leave most SMs idle or split K through L2. On the H200
-/// (bench/explore/decode-split/, sets `longk` and `longk2`; ratio to
-/// cuBLAS, L2 clean / after do_bench's flush) it ran at 0.64-0.96 /
-/// 0.70-0.95 where the plan's tiles ran at 0.53-0.73 / 0.58-0.85: 24 to 64
-/// rows, K = 8192 to 32768, 16-bit and TF32 (TF32 64 x 14336 x 512: 0.86 /
-/// 0.95 against 0.59 / 0.68); 24 rows gained most (24 x 8192 x 512: 0.96
-/// against 0.60). Not at K = 4096 (64 x 4096 x 512: level clean, 9% slower
-/// after the flush), nor on 16 strips (16 clusters of 8 do not all fit at
-/// once: 0.53-0.55 against 0.74-0.83), nor in clusters of 4 (slower than
-/// the plan everywhere).
+/// 17 to 64 rows against few strips and long K, on mma consumers: the
+/// streaming build in clusters of 8, where the tile kernels leave most SMs
+/// idle or split K through L2. 17 to 32 rows: 4 to 15 strips (N = 193 to
+/// 960), K >= 2048; 33 to 64 rows: 4 to 14 strips, K >= 6144. On the H200
+/// (bench/explore/decode-split/, sets `longk`, `longk2`, `rows32s`; ratio
+/// to cuBLAS, L2 clean / after do_bench's flush): 17 to 32 rows ran at
+/// 0.87-1.03 / 0.87-1.02 where the plan's tiles ran at 0.55-0.65 /
+/// 0.59-0.72 (K = 2048 to 14336: 24 x 4096 x 512 0.95 / 1.02 against 0.58
+/// / 0.61); 33 to 64 rows at 0.64-0.87 / 0.70-0.95 against 0.53-0.73 /
+/// 0.58-0.85 (K = 6144 to 32768, 16-bit and TF32: TF32 64 x 14336 x 512
+/// 0.86 / 0.95 against 0.59 / 0.68). Not at 33 to 64 rows and K = 4096
+/// (64 x 4096 x 512 0.84 / 0.87 against 0.91 / 0.91, 48 x 4096 x 256
+/// level), nor there on 16 strips (16 clusters of 8 do not all fit at
+/// once: 0.53-0.55 against 0.74-0.83); clusters of 2 and 4 were slower
+/// than 8 everywhere. A range may then be as short as 4 stages (K = 2048).
 fn few_strips_long_k(m: i64, strips: i64, k: i64, ffma: bool) -> bool {
-    !ffma && (SKINNY_MAX_M + 1..=SKINNY_TMA_MAX_M).contains(&m) && (4..=14).contains(&strips) && k >= 8192
+    let (max_strips, min_k) = if m <= 32 { (15, 2048) } else { (14, 6144) };
+    !ffma && (SKINNY_MAX_M + 1..=SKINNY_TMA_MAX_M).contains(&m) && (4..=max_strips).contains(&strips) && k >= min_k
 }
 
 /// The streaming build's plan. Blocks per strip (a cluster splitting K):
@@ -1368,18 +1372,19 @@ mod tests {
         assert!(!skinny_tma(16, 6400, 4096, 1, 4, true, SMS)); // 100 strips: no room to split, FFMA-bound at 16 rows
         // TF32 (mma consumers): as 16-bit types.
         assert!(skinny_tma(8, 4096, 4096, 1, 4, false, SMS) && skinny_tma(16, 6400, 4096, 1, 4, false, SMS) && skinny_tma(2, 1024, 4096, 1, 4, false, SMS));
-        // 17 to 32 rows: the streaming build on mma consumers, from 16 strips.
+        // 17 to 32 rows: the streaming build on mma consumers, from 16 strips (below, only at long K).
         assert!(skinny_tma(24, 4096, 4096, 1, 2, false, SMS) && skinny_tma(32, 1024, 4096, 1, 2, false, SMS));
-        assert!(!skinny_tma(24, 4096, 4096, 1, 4, true, SMS) && !skinny_tma(65, 14336, 4096, 1, 2, false, SMS) && !skinny_tma(32, 960, 4096, 1, 2, false, SMS));
+        assert!(!skinny_tma(24, 4096, 4096, 1, 4, true, SMS) && !skinny_tma(65, 14336, 4096, 1, 2, false, SMS) && !skinny_tma(32, 960, 1024, 1, 2, false, SMS));
         // 33 to 64 rows: TF32 from 16 strips, 16-bit types from more strips than SMs.
         assert!(skinny_tma(33, 1024, 4096, 1, 4, false, SMS) && skinny_tma(64, 4096, 4096, 1, 4, false, SMS) && !skinny_tma(64, 4096, 4096, 1, 4, true, SMS));
         assert!(skinny_tma(64, 32000, 4096, 1, 2, false, SMS) && !skinny_tma(33, 4096, 4096, 1, 2, false, SMS) && !skinny_tma(40, 8448, 4096, 1, 2, false, SMS));
         // ... but not where one wave of 64 x 128 tiles covers N (`wgh_wave`).
         assert!(!skinny_tma(64, 14336, 4096, 1, 2, false, SMS) && !skinny_tma(48, 18944, 4096, 1, 2, false, SMS) && skinny_tma(48, 20480, 4096, 1, 2, false, SMS));
-        // 17 to 64 rows on 4 to 14 strips at K >= 8192 (`few_strips_long_k`), in clusters of 8; not
-        // on 3 or 16 strips, at K = 4096, or on FFMA consumers.
-        assert!(skinny_tma(24, 512, 8192, 1, 2, false, SMS) && skinny_tma(64, 256, 14336, 1, 4, false, SMS) && skinny_tma(64, 896, 8192, 1, 2, false, SMS));
-        assert!(skinny_tma(32, 128, 8192, 3, 2, false, SMS) && !skinny_tma(64, 192, 8192, 1, 2, false, SMS) && !skinny_tma(64, 1024, 8192, 1, 2, false, SMS));
+        // Few strips at long K (`few_strips_long_k`), in clusters of 8: 17-32 rows on 4-15 strips
+        // from K = 2048, 33-64 rows on 4-14 from K = 6144; not on 3 strips, nor on FFMA consumers.
+        assert!(skinny_tma(24, 512, 2048, 1, 2, false, SMS) && skinny_tma(17, 960, 4096, 1, 2, false, SMS) && !skinny_tma(24, 512, 1024, 1, 2, false, SMS));
+        assert!(skinny_tma(64, 256, 14336, 1, 4, false, SMS) && skinny_tma(64, 896, 6144, 1, 2, false, SMS) && !skinny_tma(64, 960, 8192, 1, 2, false, SMS));
+        assert!(skinny_tma(32, 128, 8192, 3, 2, false, SMS) && !skinny_tma(64, 192, 8192, 1, 2, false, SMS) && !skinny_tma(24, 192, 8192, 1, 2, false, SMS));
         assert!(!skinny_tma(64, 512, 4096, 1, 2, false, SMS) && !skinny_tma(40, 512, 8192, 1, 4, true, SMS) && !skinny_tma(16, 512, 4096, 1, 2, false, SMS));
         assert_eq!(skinny_tma_plan(64, 512, 14336, 1, 2, false, SMS, None, None).unwrap(), SkinnyPlan { ranks: 8, k_chunk: 1792, mt: 8, stages: 8 });
         assert_eq!(skinny_tma_plan(24, 300, 16384, 1, 4, false, SMS, None, None).unwrap(), SkinnyPlan { ranks: 8, k_chunk: 2048, mt: 4, stages: 16 });
