@@ -12,7 +12,7 @@ GB/s of x + weights + out, medians over rounds, and the error against
 float64 over its elementwise bound.  Also prints cuBLAS's kernels (name,
 grid, block) for each shape from a profiler trace.
 
-    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix|wghc2|ragged|n14336|wave1|wave2|redux|pair|pair2|longk|shortk|rows32k|longk2|rows32s]
+    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix|wghc2|ragged|n14336|wave1|wave2|redux|pair|pair2|longk|shortk|rows32k|longk2|rows32s|wide]
 """
 
 import argparse
@@ -331,6 +331,15 @@ SETS["rows32s"] = [
     ("bf16", m, k, n, "nk", ["auto", "skinny_tma/8", "skinny_tma/4", "skinny_tma/2"])
     for m, k, n in [(24, 4096, 512), (32, 4096, 512), (17, 4096, 256), (24, 2048, 512), (32, 2048, 960), (32, 4096, 896),
                     (24, 6144, 512), (64, 6144, 512), (48, 4096, 256)]
+]
+
+# 33-64 rows against 11008-18944 columns (2026-11-30), where one wave of 64
+# x 128 tiles (`wgh_wave`) leaves 1.1 waves (148 tiles at N = 18944: 0.75
+# of cuBLAS in the report's neighbourhood): 64-wide tiles, split K, the
+# streaming build.
+SETS["wide"] = [
+    ("bf16", m, k, n, "nk", ["auto", "wgh64", "wgh128/2", "wgh64k2", "skinny_tma", "skinny_tma/2"])
+    for m, k, n in [(64, 3584, 18944), (48, 3584, 18944), (64, 4096, 11008), (64, 4096, 14336), (40, 2048, 16384)]
 ]
 
 
