@@ -9,7 +9,8 @@
 // loaded only on compute capability 9.0.
 //
 // Block tile BM x BN x (128 bytes of K), BM 128 (or 64: `mm_wgh*`), BN 256,
-// 192, 128 or 64 (src/gemm/tiles.rs, through gemm_tiles.h); three
+// 192, 128 or 64 (and 144 on 64 rows with B K-major, `mm_wgh144_*_{kk,mk}`;
+// src/gemm/tiles.rs, through gemm_tiles.h); three
 // warpgroups: warpgroup 0 is the producer (one thread issues the TMA
 // copies), warpgroups 1 and 2 the consumers. Two schedules: cooperative
 // (`mm_wg*`: the consumers share each 128-row tile, 64 rows each) and
@@ -119,7 +120,7 @@ template <int BN, bool PP, bool OUT16, int BM> struct Tile {
   // 16-byte boundary); C_HALF bytes per consumer. Cooperative TF32 tiles
   // spend that shared memory on more stages (WgTile::stages_for).
   static constexpr int TMA_COLS = MYNS_WG_TMA_COLS(BN), BULK_COLS = MYNS_WG_BULK_COLS(BN), C_PITCH = BULK_COLS * 2 + 16;
-  static_assert(BN % TMA_COLS == 0 && TMA_COLS % 64 == 0 && BN % BULK_COLS == 0 && BULK_COLS % 8 == 0, "staged rounds");
+  static_assert(PP || (BN % TMA_COLS == 0 && TMA_COLS % 64 == 0 && BN % BULK_COLS == 0 && BULK_COLS % 8 == 0), "staged rounds");
   static constexpr int C_HALF = 64 * (TMA_COLS * 2 > C_PITCH ? TMA_COLS * 2 : C_PITCH);
   static constexpr int C_BYTES = !PP && OUT16 ? 2 * C_HALF : 0;
   static constexpr int STAGES = BASE_STAGES + (!PP && !OUT16 ? 2 * C_HALF / STAGE_BYTES : 0);
@@ -255,7 +256,12 @@ __device__ __forceinline__ uint64_t desc_add(uint64_t d, uint32_t units) {
   return (d & 0xFFFFFFFF00000000ull) | static_cast<uint32_t>(static_cast<uint32_t>(d) + units);
 }
 
-// wgmma m64nNk16 (half types) or m64nNk8 (tf32), N in {64, 128, 192, 256}: both
+// float4s of a thread's accumulators (v of them) that the K-range sums
+// load before adding: 8 where they divide v, else 6 (v = 18: the 144-wide
+// tile), else all.
+constexpr int sum_group(int v) { return v % 8 == 0 ? 8 : v % 6 == 0 ? 6 : v; }
+
+// wgmma m64nNk16 (half types) or m64nNk8 (tf32), N in {64, 128, 144, 192, 256} (144: 16-bit only): both
 // operands from shared memory through descriptors, N / 2 float accumulators
 // per thread. The instruction text needs literal operand numbers, so the
 // accumulator lists and the operands after them come in one bundle per N.
@@ -263,12 +269,14 @@ __device__ __forceinline__ uint64_t desc_add(uint64_t d, uint32_t units) {
 #define MYNS_D32(i) MYNS_D8(i), MYNS_D8(i + 8), MYNS_D8(i + 16), MYNS_D8(i + 24)
 #define MYNS_R32 "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
 #define MYNS_R64 MYNS_R32 ",%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
+#define MYNS_R72 MYNS_R64 ",%64,%65,%66,%67,%68,%69,%70,%71"
 #define MYNS_R96 MYNS_R64 ",%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95"
 #define MYNS_R128 MYNS_R64 ",%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127"
 // N, accumulators, their register list, then the A and B descriptor,
 // scale-d and transpose-A/B operand numbers, then the accumulator operands.
 #define MYNS_N64 64, 32, MYNS_R32, "%32", "%33", "%34", "%35", "%36", MYNS_D32(0)
 #define MYNS_N128 128, 64, MYNS_R64, "%64", "%65", "%66", "%67", "%68", MYNS_D32(0), MYNS_D32(32)
+#define MYNS_N144 144, 72, MYNS_R72, "%72", "%73", "%74", "%75", "%76", MYNS_D32(0), MYNS_D32(32), MYNS_D8(64)
 #define MYNS_N192 192, 96, MYNS_R96, "%96", "%97", "%98", "%99", "%100", MYNS_D32(0), MYNS_D32(32), MYNS_D32(64)
 #define MYNS_N256 256, 128, MYNS_R128, "%128", "%129", "%130", "%131", "%132", MYNS_D32(0), MYNS_D32(32), MYNS_D32(64), MYNS_D32(96)
 #define MYNS_TRANS(TA, TB) ", " TA ", " TB
@@ -288,10 +296,12 @@ __device__ __forceinline__ uint64_t desc_add(uint64_t d, uint32_t units) {
 template <typename T, int N> struct Wgmma;
 MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_TRANS, MYNS_N64)
 MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_TRANS, MYNS_N128)
+MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_TRANS, MYNS_N144)
 MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_TRANS, MYNS_N192)
 MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_TRANS, MYNS_N256)
 MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_TRANS, MYNS_N64)
 MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_TRANS, MYNS_N128)
+MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_TRANS, MYNS_N144)
 MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_TRANS, MYNS_N192)
 MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_TRANS, MYNS_N256)
 // TF32: float32 operands in shared memory, of which the tensor cores read the
@@ -307,6 +317,7 @@ MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_NOTRANS, MYNS_N256)
 // group completes.
 #define MYNS_RS64 64, 32, MYNS_R32, "{%32,%33,%34,%35}", "%36", "%37", MYNS_D32(0)
 #define MYNS_RS128 128, 64, MYNS_R64, "{%64,%65,%66,%67}", "%68", "%69", MYNS_D32(0), MYNS_D32(32)
+#define MYNS_RS144 144, 72, MYNS_R72, "{%72,%73,%74,%75}", "%76", "%77", MYNS_D32(0), MYNS_D32(32), MYNS_D8(64)
 #define MYNS_RS192 192, 96, MYNS_R96, "{%96,%97,%98,%99}", "%100", "%101", MYNS_D32(0), MYNS_D32(32), MYNS_D32(64)
 #define MYNS_RS256 256, 128, MYNS_R128, "{%128,%129,%130,%131}", "%132", "%133", MYNS_D32(0), MYNS_D32(32), MYNS_D32(64), MYNS_D32(96)
 #define MYNS_WGMMA_RS(...) MYNS_WGMMA_RS_(__VA_ARGS__)
@@ -322,6 +333,7 @@ MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_NOTRANS, MYNS_N256)
 template <int N> struct WgmmaRS;
 MYNS_WGMMA_RS(MYNS_RS64)
 MYNS_WGMMA_RS(MYNS_RS128)
+MYNS_WGMMA_RS(MYNS_RS144)  // (named by the 144-wide tile's code, which runs no TF32)
 MYNS_WGMMA_RS(MYNS_RS192)
 MYNS_WGMMA_RS(MYNS_RS256)
 
@@ -376,6 +388,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   constexpr int MH = PP ? BM / 64 : 1;
   static_assert(!(PP && A_REG) || BM == 64, "the register-A kernel is cooperative or on 64-row tiles");
   static_assert((A_K && B_K) || sizeof(T) == 2 || A_REG, "tf32 tiles are K-major");
+  static_assert(B_K || BN % 64 == 0, "an N-major B tile is loaded in 64-column boxes");
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const uint32_t raw = smem_addr(smem_raw);
   const uint32_t base = (raw + 1023u) & ~1023u;
@@ -757,7 +770,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           bar_sync(3, 256);
         }
         const uint32_t part = base + cw * (NACC * 512) + 16 * (tid % 128);
-        constexpr int V = NACC / 4, G = V < 8 ? V : 8;
+        constexpr int V = NACC / 4, G = sum_group(V);
 #pragma unroll
         for (int i = 0; i < V; ++i) sts128f(part + 2048 * i, d[0][4 * i], d[0][4 * i + 1], d[0][4 * i + 2], d[0][4 * i + 3]);
         fence_async_smem();  // before the next item's TMA loads overwrite them
@@ -822,7 +835,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
         // The partials in K order (this block's own too, from L2), G
         // float4s at a time: loads in flight hide L2's latency, and more of
         // them at once would not fit in registers beside the accumulators.
-        constexpr int G = V < 8 ? V : 8;
+        constexpr int G = sum_group(V);
 #pragma unroll
         for (int h = 0; h < MH; ++h)
 #pragma unroll
@@ -1092,7 +1105,16 @@ using myns::GemmParams;
   MYNS_WG_LAYOUTS(wgk, false, BN, f16, __half, MYNS_WG_BM, true)                        \
   MYNS_WG_ONE(mm_wgk##BN##_tf32_kk, float, true, true, BN, false, false, MYNS_WG_BM, true) \
   MYNS_WG_ONE(mm_wgrk##BN##_tf32, float, false, true, BN, false, true, MYNS_WG_BM, true)
+// The 64-row tile whose width makes one wave of columns where 128 would
+// make a few more tiles than SMs (WGW: 144 = 18944 / 132 rounded up):
+// 16-bit, B K-major only.
+#define MYNS_WG_WAVE(BN, STAGES)                                                                 \
+  MYNS_WG_ONE(mm_wgh##BN##_bf16_kk, __nv_bfloat16, true, true, BN, true, false, MYNS_WGH_BM, true) \
+  MYNS_WG_ONE(mm_wgh##BN##_bf16_mk, __nv_bfloat16, false, true, BN, true, false, MYNS_WGH_BM, true) \
+  MYNS_WG_ONE(mm_wgh##BN##_f16_kk, __half, true, true, BN, true, false, MYNS_WGH_BM, true)          \
+  MYNS_WG_ONE(mm_wgh##BN##_f16_mk, __half, false, true, BN, true, false, MYNS_WGH_BM, true)
 MYNS_WG_TILES(MYNS_WG_COOP)
 MYNS_WGP_TILES(MYNS_WG_PINGPONG)
 MYNS_WGH_TILES(MYNS_WG_HALF)
+MYNS_WGW_TILES(MYNS_WG_WAVE)
 MYNS_WGK_TILES(MYNS_WG_KCLUSTER)

@@ -4,7 +4,7 @@
 //! `mod.rs`, `sm90.rs` and `skinny.rs` only carries plans out.
 
 use super::tiles::{
-    Tile, WgTile, SKINNY_CLUSTERS, SKINNY_MAX_M, skinny_tma_built, SKINNY_NW, SKINNY_TMA_MAX_M, SKINNY_TMA_MT, SKINNY_TMA_STAGES, SKINNY_WARPS, WG, WGH, WGH_BM, WGK, WGP, WG_BM, WG_BK_BYTES,
+    Tile, WgTile, SKINNY_CLUSTERS, SKINNY_MAX_M, skinny_tma_built, SKINNY_NW, SKINNY_TMA_MAX_M, SKINNY_TMA_MT, SKINNY_TMA_STAGES, SKINNY_WARPS, WG, WGH, WGH_BM, WGK, WGP, WGW, WG_BM, WG_BK_BYTES,
 };
 
 /// Ceiling division of non-negative numbers.
@@ -276,13 +276,13 @@ pub(crate) fn wg_bk(elem: i64) -> i64 {
     WG_BK_BYTES / elem
 }
 
-/// The Hopper tile named `wg256`, `wgp128`, `wgh64`, ...; `wg` / `wgp` /
+/// The Hopper tile named `wg256`, `wgp128`, `wgh64`, `wgh144`, ...; `wg` / `wgp` /
 /// `wgh` alone: `auto` if it is of that kind, else the kind's widest.
 fn wg_named(name: &str, auto: WgTile) -> Option<WgTile> {
     let (list, width) = if let Some(w) = name.strip_prefix("wgp") {
         (&WGP[..], w)
     } else if let Some(w) = name.strip_prefix("wgh") {
-        (&WGH[..], w)
+        (&[WGH[0], WGH[1], WGW[0]][..], w)
     } else {
         (&WG[..], name.strip_prefix("wg")?)
     };
@@ -426,6 +426,20 @@ pub(crate) fn wgh_wave(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64) 
     elem == 2 && batch == 1 && m > 32 && m <= 2 * WGH_BM && k >= 2048 && 25 * cols >= 12 * sms && 5 * count <= 6 * sms
 }
 
+/// The tile of `wgh_wave`'s wave: 64 x 144 (`WGW`) where one row of 64 x
+/// 128 tiles makes more tiles than SMs and the 144-wide ones do not, with B
+/// K-major (at 18944 columns 148 tiles against 132: cuBLAS runs 144-wide
+/// ones there, `nvjet_sm90_tst_144x64`, one wave; bench/explore/
+/// decode-split/, set `wide`), else 64 x 128.
+fn wave_tile(m: i64, n: i64, batch: i64, sms: i64, ops: Operands) -> WgTile {
+    let one_wave = |t: &WgTile| wg_tiles(m, n, batch, t) <= sms;
+    if ops.b_k && m <= WGH_BM && !one_wave(&WGH[0]) && one_wave(&WGW[0]) {
+        WGW[0]
+    } else {
+        WGH[0]
+    }
+}
+
 /// The automatic Hopper plan for 16-bit types (and TF32's K-major copies:
 /// `elem` 4): the cooperative tile and split count with the least modelled
 /// time, or `None` where the mma.sync kernels are expected to do better
@@ -442,7 +456,7 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
         return None;
     }
     if wgh_wave(m, n, k, batch, elem, sms) {
-        return Some(WgPlan { tile: WGH[0], splits: 1, a_reg: false, cluster: 1, k_cluster: false });
+        return Some(WgPlan { tile: wave_tile(m, n, batch, sms, ops), splits: 1, a_reg: false, cluster: 1, k_cluster: false });
     }
     let mut best: Option<(f64, WgPlan)> = None;
     // Split K only where even the narrowest tiles leave half the SMs idle:
@@ -552,7 +566,7 @@ fn k_cluster_suffix(name: &str) -> (&str, Option<i64>) {
 }
 /// Whether tile `t` has kernels that sum K ranges in a cluster.
 pub(crate) fn k_cluster_able(t: &WgTile) -> bool {
-    WGK.contains(t) || WGH.contains(t)
+    WGK.contains(t) || WGH.contains(t) || WGW.contains(t)
 }
 fn with_k_cluster(plan: WgPlan, ranges: Option<i64>) -> Option<WgPlan> {
     match ranges {
@@ -579,6 +593,9 @@ pub(crate) fn wg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64,
     let tile = wg_named(name, auto)?;
     if tile.pingpong && elem == 4 {
         return None; // no ping-pong TF32 kernels
+    }
+    if WGW.contains(&tile) && !ops.b_k {
+        return None; // `wgh144` reads a K-major B only
     }
     let cluster = cluster.unwrap_or_else(|| wg_cluster_auto(&tile, m, n, k, batch, sms, ops)).min(wg_cluster(&tile, m));
     with_k_cluster(WgPlan { tile, splits: splits.unwrap_or(1), a_reg: false, cluster, k_cluster: false }, ranges)
@@ -1115,9 +1132,10 @@ mod tests {
         }
         // One wave of 64 x 128 tiles over all of K (`wgh_wave`): 33 to 128 rows, a row of 64 such tiles or more, 158 at most.
         let one = |m, n, k| wg_auto(m, n, k, 1, 2, SMS, NK).map(|p| (p.tile, p.splits, p.cluster));
-        for (m, n) in [(33, 8192), (48, 14336), (64, 16384), (64, 18944), (96, 8192), (128, 8192)] {
+        for (m, n) in [(33, 8192), (48, 14336), (64, 16384), (96, 8192), (128, 8192)] {
             assert_eq!(one(m, n, 4096), Some((WGH[0], 1, 1)), "{m} x {n}");
         }
+        assert_eq!(one(64, 18944, 4096), Some((WGW[0], 1, 1)), "148 tiles of 128, 132 of 144");
         assert!(!wgh_wave(32, 14336, 4096, 1, 2, SMS) && !wgh_wave(48, 7936, 4096, 1, 2, SMS) && !wgh_wave(48, 20352, 4096, 1, 2, SMS));
         assert!(!wgh_wave(48, 14336, 4096, 1, 4, SMS) && !wgh_wave(48, 14336, 4096, 2, 2, SMS) && !wgh_wave(129, 8192, 4096, 1, 2, SMS));
         assert!(!wgh_wave(128, 4096, 4096, 1, 2, SMS) && !wgh_wave(96, 11008, 4096, 1, 2, SMS) && !wgh_wave(48, 14336, 1024, 1, 2, SMS));
@@ -1126,6 +1144,13 @@ mod tests {
             assert_eq!(wg_auto(m, 1024, 4096, 1, 2, SMS, NK).map(kc), Some((WG[3], 2, true, 1)), "{m}");
         }
         assert_eq!(wg_auto(128, 2048, 8192, 1, 2, SMS, NK).map(|p| (p.tile, p.splits)), Some((WGH[0], 4)));
+        // One wave: 144-wide tiles where 128-wide ones make more tiles than SMs and 144-wide ones do not (B K-major, one row).
+        let wave = |m, n, ops| wg_auto(m, n, 3584, 1, 2, SMS, ops).map(|p| (p.tile, p.splits, p.cluster, p.k_cluster));
+        assert_eq!(wave(64, 18944, NK), Some((WGW[0], 1, 1, false)));
+        assert_eq!(wave(48, 17000, NK), Some((WGW[0], 1, 1, false)));
+        assert_eq!(wave(64, 18944, KN), Some((WGH[0], 1, 1, false)));
+        assert_eq!(wave(64, 16384, NK), Some((WGH[0], 1, 1, false)));
+        assert_eq!(wave(96, 9000, NK).map(|p| p.0), Some(WGH[0]));
         // Short K stays unsplit (512^3, 1024^3: the cluster's fixed cost).
         for k in [512, 1024] {
             assert!(!wg_auto(k, k, k, 1, 2, SMS, KN).unwrap().k_cluster, "{k}");
@@ -1200,6 +1225,12 @@ mod tests {
         assert_eq!(wg_forced("wgh64c2", None, 128, 4096, 4096, 1, 2, SMS, NK).map(|p| (p.tile, p.cluster)), Some((WGH[1], 2)));
         assert_eq!(wg_forced("wgh64c2", None, 64, 4096, 4096, 1, 2, SMS, NK).map(|p| p.cluster), Some(1));
         assert_eq!(wg_forced("wgh", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(|p| p.tile), Some(WGH[0]));
+        // 144 wide: K-major B only; in a cluster's K ranges too; no TF32.
+        assert_eq!(wg_forced("wgh144", None, 64, 18944, 3584, 1, 2, SMS, NK).map(|p| p.tile), Some(WGW[0]));
+        assert_eq!(wg_forced("wgh144", None, 64, 18944, 3584, 1, 2, SMS, KN), None);
+        assert_eq!(wg_forced("wgh144k2", None, 64, 4096, 4096, 1, 2, SMS, NK).map(|p| (p.tile, p.splits, p.k_cluster)), Some((WGW[0], 2, true)));
+        assert_eq!(wg_reg_forced("wgrh144", None, 64, 4096, 4096, 1, SMS), None);
+        assert!(WGW.iter().all(|t| t.smem(2) <= 227 * 1024 && t.bn % 16 == 0 && t.pingpong && t.bm == WGH_BM));
         assert_eq!(wg_forced("wgh64", None, 4096, 4096, 4096, 1, 4, SMS, NK), None);
         assert_eq!((WGH[0].kind(), WGP[0].kind(), WG[0].kind()), ("wgh", "wgp", "wg"));
         // TF32 tiles keep the stages the 16-bit ones give up for the output tile.

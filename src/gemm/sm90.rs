@@ -11,8 +11,8 @@
 
 use super::pack::{self, Operand};
 use super::plan::{self, cdiv, operand_layout, Force, Layout, WgPlan};
-use super::tiles::{WG, WGH, WGK, WGP, WG_THREADS};
-use super::{set_splits, GemmParams, SplitSum, WGH_KERNELS, WGK_KERNELS, WGP_KERNELS, WG_KERNELS};
+use super::tiles::{WG, WGH, WGK, WGP, WGW, WG_THREADS};
+use super::{set_splits, GemmParams, SplitSum, WGH_KERNELS, WGK_KERNELS, WGP_KERNELS, WGW_KERNELS, WG_KERNELS};
 use crate::cuda::{self, DeviceInfo};
 use crate::overrides::{self, Knob};
 use crate::types::{DType, Error, Result};
@@ -292,6 +292,12 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
         sys::CUtensorMap { opaque: tm_a.opaque } // not read
     };
     let (list, table) = match plan.tile.kind() {
+        "wgh" if WGW.contains(&plan.tile) => {
+            if !b_k {
+                return Err(Error::runtime(format!("no Hopper kernel of tile {:?} reads an N-major B", plan.tile)));
+            }
+            (&WGW[..], &WGW_KERNELS[..])
+        }
         "wgh" => (&WGH[..], &WGH_KERNELS[..]),
         _ if plan.k_cluster => (&WGK[..], &WGK_KERNELS[..]),
         "wgp" => (&WGP[..], &WGP_KERNELS[..]),

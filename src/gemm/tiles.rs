@@ -128,6 +128,11 @@ pub const WGP: [WgTile; 2] = [wg(128, 6, true, 128, 128), wg(64, 8, true, 64, 64
 pub const WGH: [WgTile; 2] = [WgTile { bm: WGH_BM, ..wg(128, 9, true, 128, 128) }, WgTile { bm: WGH_BM, ..wg(64, 14, true, 64, 64) }];
 /// Rows of the `WGH` tiles.
 pub const WGH_BM: i64 = 64;
+/// The 64-row tile 144 wide (`wgh144`), for the columns of one wave where
+/// 128-wide tiles make a few more than there are SMs (18944 / 132 rounded
+/// up to 16: Qwen2-7B's 18944, as cuBLAS's 144-wide tiles run it). 16-bit
+/// with a K-major B only: an N-major B tile is loaded in 64-column boxes.
+pub const WGW: [WgTile; 1] = [WgTile { bm: WGH_BM, ..wg(144, 8, true, 144, 144) }];
 /// The cooperative tiles whose kernels also sum a tile's K ranges across
 /// the blocks of a cluster (`mm_wgk*`, `mm_wgrk*`; plan.rs `WgPlan::
 /// k_cluster`): up to 192 wide (the 256-wide tile has no registers to spare
@@ -258,7 +263,7 @@ pub fn header() -> String {
     h += &tc_list("MYNS_TC_TF32_TILES", &TC_TF32);
     h += &tc_list("MYNS_TC_X64_TILES", &TC_X64);
     h += &tc_list("MYNS_SIMT_TILES", &SIMT);
-    for (name, list) in [("MYNS_WG_TILES", &WG[..]), ("MYNS_WGP_TILES", &WGP[..]), ("MYNS_WGH_TILES", &WGH[..]), ("MYNS_WGK_TILES", &WGK[..])] {
+    for (name, list) in [("MYNS_WG_TILES", &WG[..]), ("MYNS_WGP_TILES", &WGP[..]), ("MYNS_WGH_TILES", &WGH[..]), ("MYNS_WGW_TILES", &WGW[..]), ("MYNS_WGK_TILES", &WGK[..])] {
         let rows: Vec<String> = list.iter().map(|t| format!("X({}, {})", t.bn, t.stages)).collect();
         h += &format!("#define {name}(X) {}\n", rows.join(" "));
     }
@@ -274,7 +279,7 @@ pub fn header() -> String {
          #define MYNS_SKINNY_TMA_CW {SKINNY_TMA_CW}\n#define MYNS_SKINNY_TMA_STAGES(X) {}\n",
         by_width(&WG, |t| t.stages),
         by_width(&WGP, |t| t.stages),
-        by_width(&WGH, |t| t.stages),
+        by_width(&[WGH[0], WGH[1], WGW[0]], |t| t.stages),
         by_width(&WG, |t| t.tma_cols),
         by_width(&WG, |t| t.bulk_cols),
         SKINNY_TMA_STAGES.iter().map(|s| format!("X({s})")).collect::<Vec<_>>().join(" ")
@@ -314,12 +319,15 @@ pub fn rust_kernels() -> String {
         let (kk, reg) = match kind {
             "wg" => (kernel(format!("mm_wg{}_tf32_kk", t.bn)), kernel(format!("mm_wgr{}_tf32", t.bn))),
             "wgk" => (kernel(format!("mm_wgk{}_tf32_kk", t.bn)), kernel(format!("mm_wgrk{}_tf32", t.bn))),
+            "wgh" if WGW.contains(t) => ("None".to_string(), "None".to_string()),
             "wgh" => ("None".to_string(), kernel(format!("mm_wgrh{}_tf32", t.bn))),
             _ => ("None".to_string(), "None".to_string()),
         };
         format!("WgKernels {{ bf16: {}, f16: {}, tf32_kk: {kk}, tf32_reg: {reg} }}", half("bf16"), half("f16"))
     };
-    for (name, list, kc) in [("WG_KERNELS", &WG[..], false), ("WGP_KERNELS", &WGP[..], false), ("WGH_KERNELS", &WGH[..], false), ("WGK_KERNELS", &WGK[..], true)] {
+    // WGW: bf16 and f16 with B K-major only (`kk`, `mk`; the `kn`, `mn`
+    // names are not built, and sm90::launch refuses them), no TF32.
+    for (name, list, kc) in [("WG_KERNELS", &WG[..], false), ("WGP_KERNELS", &WGP[..], false), ("WGH_KERNELS", &WGH[..], false), ("WGW_KERNELS", &WGW[..], false), ("WGK_KERNELS", &WGK[..], true)] {
         let rows: Vec<String> = list.iter().map(|t| wg(t, kc)).collect();
         r += &format!("static {name}: [WgKernels; {}] = [{}];\n", list.len(), rows.join(", "));
     }

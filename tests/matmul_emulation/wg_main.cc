@@ -100,6 +100,8 @@ static const WgKern coop[2][4][4] = {{WG_LAY(wg, 256, bf16), WG_LAY(wg, 192, bf1
                                      {WG_LAY(wg, 256, f16), WG_LAY(wg, 192, f16), WG_LAY(wg, 128, f16), WG_LAY(wg, 64, f16)}};
 static const WgKern pingpong[2][2][4] = {{WG_LAY(wgp, 128, bf16), WG_LAY(wgp, 64, bf16)}, {WG_LAY(wgp, 128, f16), WG_LAY(wgp, 64, f16)}};
 static const WgKern half_rows[2][2][4] = {{WG_LAY(wgh, 128, bf16), WG_LAY(wgh, 64, bf16)}, {WG_LAY(wgh, 128, f16), WG_LAY(wgh, 64, f16)}};
+// The 144-wide 64-row tile: B K-major only (kk, mk).
+static const WgKern wide_rows[2][2] = {{mm_wgh144_bf16_kk, mm_wgh144_bf16_mk}, {mm_wgh144_f16_kk, mm_wgh144_f16_mk}};
 // Schedules: cooperative, ping-pong, ping-pong on 64-row tiles (wgh).
 enum { COOP = 0, PP = 1, PPH = 2 };
 static const WgKern tf32_kk[4] = {mm_wg256_tf32_kk, mm_wg192_tf32_kk, mm_wg128_tf32_kk, mm_wg64_tf32_kk};
@@ -109,6 +111,10 @@ static const WgKern kcoop[2][3][4] = {{WG_LAY(wgk, 192, bf16), WG_LAY(wgk, 128, 
 static const WgKern ktf32_kk[3] = {mm_wgk192_tf32_kk, mm_wgk128_tf32_kk, mm_wgk64_tf32_kk};
 static int width_index(int bn) { return bn == 256 ? 0 : bn == 192 ? 1 : bn == 128 ? 2 : 3; }
 template <class T> WgKern pick(int bn, int pp, bool a_k, bool b_k, bool kc = false) {
+  if (bn == 144) {
+    if (pp != PPH || !b_k || kc || std::is_same<T, float>::value) { fprintf(stderr, "no 144-wide kernel for this case\n"); abort(); }
+    return wide_rows[std::is_same<T, __half>::value][a_k ? 0 : 1];
+  }
   const int w = width_index(bn);
   if (kc && (pp || w == 0)) { fprintf(stderr, "no K-range cluster kernel for this tile\n"); abort(); }
   if (std::is_same<T, float>::value) return kc ? ktf32_kk[w - 1] : tf32_kk[w];
@@ -344,6 +350,13 @@ int main(int argc, char** argv) {
   run_case<__half>(128, PPH, true, true, 1, 70, 40, 65, uh);  // one tile column, partly past N
   run_case<__nv_bfloat16>(128, PPH, false, false, 2, 130, 300, 260, ubf, 0, 3);
   run_case<__half>(64, PPH, true, false, 1, 64, 330, 129, uh, 0, 4, 3);
+  // The 144-wide 64-row tile (B K-major): both A layouts, the edges in M,
+  // N (past a tile and inside one) and K, batches, split-K (18 float4s a
+  // thread: summed 6 at a time).
+  run_case<__nv_bfloat16>(144, PPH, true, true, 1, 130, 136, 300, ubf, 0, 1, 2);
+  run_case<__half>(144, PPH, false, true, 2, 70, 70, 150, uh, 0, 1, 3);
+  run_case<__nv_bfloat16>(144, PPH, false, true, 1, 64, 330, 100, ubf, 0, 3, 2);
+  run_case<__half>(144, PPH, true, true, 1, 1, 1, 1, uh);
   // Split-K (persistent blocks walking splits and batches).
   run_case<__nv_bfloat16>(256, false, true, false, 2, 130, 300, 260, ubf, 0, 3);
   run_case<__half>(128, false, false, true, 1, 200, 330, 513, uh, 0, 4);

@@ -169,8 +169,8 @@ def poison(numel, dtype):
 # Forced variants per dtype: src/gemm/plan.rs names (`/s`: split-K, or for
 # `skinny` blocks per cluster).
 VARIANTS = {
-    "f16": ["auto", "generic", "256", "128", "64", "16", "64/3", "16/5", "skinny", "skinny/2", "skinny_tma", "skinny_tma/4", "skinny_tma16", "skinny_tma4", "wg", "wg/3", "wg128", "wg64/2", "wgp", "wgp64/2", "wg128c2", "wgpc2/2", "wg192c2", "wgh", "wgh64/2", "wgh128c2", "wg64c2/2", "wg64k4", "wg192k2", "wgh128k2"],
-    "bf16": ["auto", "generic", "256", "128", "64", "16", "128/2", "16/5", "skinny/4", "skinny/8", "skinny_tma", "skinny_tma/2", "skinny_tma8", "skinny_tma16/2", "skinny_tma4/2", "wg", "wg/3", "wg256", "wg128/3", "wg64", "wgp128", "wgp64/3", "wg256c1", "wg256c2", "wgc2/3", "wgp128c2", "wgp128c1", "wg192", "wg192c2", "wg192/2", "wgh128", "wgh64", "wgh128/3", "wgh64c2", "wgh64c2/3", "wg64c2", "wg64k2", "wg128k4", "wg192k2", "wgh64k2", "wgh128k4"],
+    "f16": ["auto", "generic", "256", "128", "64", "16", "64/3", "16/5", "skinny", "skinny/2", "skinny_tma", "skinny_tma/4", "skinny_tma16", "skinny_tma4", "wg", "wg/3", "wg128", "wg64/2", "wgp", "wgp64/2", "wg128c2", "wgpc2/2", "wg192c2", "wgh", "wgh64/2", "wgh128c2", "wg64c2/2", "wg64k4", "wg192k2", "wgh128k2", "wgh144", "wgh144k2"],
+    "bf16": ["auto", "generic", "256", "128", "64", "16", "128/2", "16/5", "skinny/4", "skinny/8", "skinny_tma", "skinny_tma/2", "skinny_tma8", "skinny_tma16/2", "skinny_tma4/2", "wg", "wg/3", "wg256", "wg128/3", "wg64", "wgp128", "wgp64/3", "wg256c1", "wg256c2", "wgc2/3", "wgp128c2", "wgp128c1", "wg192", "wg192c2", "wg192/2", "wgh128", "wgh64", "wgh128/3", "wgh64c2", "wgh64c2/3", "wg64c2", "wg64k2", "wg128k4", "wg192k2", "wgh64k2", "wgh128k4", "wgh144", "wgh144/3", "wgh144c2"],
     "tf32": ["auto", "256", "128", "64", "16", "64/3", "16/5", "wg", "wg/3", "wg128", "wg64/2", "wg256c2", "wgr", "wgr/3", "wgr256", "wgr128/2", "wgr64", "wg192", "wgr192", "wgr256c2", "wgr128c2/2", "wgrh128", "wgrh64", "wgrh128/3", "wgrh64c2", "wgr128k2", "wgr64k4", "wg128k2", "wgrh64k2", "skinny/2", "skinny_tma", "skinny_tma/2", "skinny_tma8", "skinny_tma4/4"],
     "f32": ["auto", "generic", "256", "128", "64", "16", "256/2", "128/3", "64/4", "16/5", "skinny", "skinny/4", "skinny/8", "skinny_tma", "skinny_tma/2", "skinny_tma8", "skinny_tma8/2", "skinny_tma4", "x128/2"],
     # Unsplit, so the float64 sums' bound holds (split K sums float32 partials).
@@ -201,8 +201,8 @@ HOPPER = {v for vs in VARIANTS.values() for v in vs if v.startswith(("wg", "skin
 # beta = 1), so out = 2 a @ b: every kernel's accumulating epilogue, the
 # split-K reduction kernel's and the Hopper kernels' in-kernel split-K sum.
 ACC_VARIANTS = {
-    "bf16": ["auto", "generic", "256", "128/2", "16/5", "skinny", "skinny/4", "skinny_tma", "skinny_tma/2", "skinny_tma8", "skinny_tma4", "wg", "wg128/3", "wgp64", "wgp128/2", "wg256c2", "wgp128c2/2", "wg192c2", "wgh64/2", "wgh64c2/2", "wg64k2", "wgh64k2"],
-    "f16": ["64", "wg64/2", "wgp128", "wgh128", "wg64c2", "wg128k2"],
+    "bf16": ["auto", "generic", "256", "128/2", "16/5", "skinny", "skinny/4", "skinny_tma", "skinny_tma/2", "skinny_tma8", "skinny_tma4", "wg", "wg128/3", "wgp64", "wgp128/2", "wg256c2", "wgp128c2/2", "wg192c2", "wgh64/2", "wgh64c2/2", "wg64k2", "wgh64k2", "wgh144/2"],
+    "f16": ["64", "wg64/2", "wgp128", "wgh128", "wg64c2", "wg128k2", "wgh144k4"],
     "tf32": ["auto", "64/3", "wg", "wg128/2", "wgr", "wgr/3", "wgr192c2", "wgrh128/2", "wgrh64c2", "wgr128k4", "wgrh128k2", "skinny", "skinny_tma", "skinny_tma/2"],
     "f32": ["auto", "generic", "256", "128/3", "16/5", "skinny/2", "skinny_tma", "skinny_tma/4", "skinny_tma8/2", "x128", "x128/3"],
     "f64": ["auto"],
@@ -590,8 +590,9 @@ def decode_cases(kind, variant):
         # (4096, 4096) and (2048, 1040) at 40 and 64 rows, 16-bit: 64 x 64 tiles in two K ranges of a
         # cluster (`wgh_k_cluster`); (4096, 1000): 16 such tiles (the last partial) in four.
         # (8192, 512), (16384, 300): 17 to 64 rows on 8 and 5 strips (the last partial), the
-        # streaming build in clusters of 8 (`few_strips_long_k`).
-        for k, n in shapes + ([(2048, 1040), (8192, 2048), (9000, 3584), (2048, 8200), (4096, 1000), (8192, 512), (16384, 300)] if variant == "auto" else []):
+        # streaming build in clusters of 8 (`few_strips_long_k`). (2048, 17000) at 40 and 64 rows:
+        # one wave of 64 x 144 tiles with nn.Linear's weights (`wave_tile`), N past a tile.
+        for k, n in shapes + ([(2048, 1040), (8192, 2048), (9000, 3584), (2048, 8200), (4096, 1000), (8192, 512), (16384, 300), (2048, 17000)] if variant == "auto" else []):
             x = r(m, k)
             for w in [r(k, n), r(n, k).t()]:  # N-major, then nn.Linear's K-major
                 poison(m * n, dtype)

@@ -12,7 +12,7 @@ GB/s of x + weights + out, medians over rounds, and the error against
 float64 over its elementwise bound.  Also prints cuBLAS's kernels (name,
 grid, block) for each shape from a profiler trace.
 
-    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix|wghc2|ragged|n14336|wave1|wave2|redux|pair|pair2|longk|shortk|rows32k|longk2|rows32s|wide]
+    python bench/explore/decode-split/split.py [--rounds 3] [--set first|confirm|few|auto|prom|ring16|kv|tf32|midm|rows32|rows64|tiles64|wghfix|wghc2|ragged|n14336|wave1|wave2|redux|pair|pair2|longk|shortk|rows32k|longk2|rows32s|wide|wave144]
 """
 
 import argparse
@@ -341,6 +341,15 @@ SETS["wide"] = [
     ("bf16", m, k, n, "nk", ["auto", "wgh64", "wgh128/2", "wgh64k2", "skinny_tma", "skinny_tma/2"])
     for m, k, n in [(64, 3584, 18944), (48, 3584, 18944), (64, 4096, 11008), (64, 4096, 14336), (40, 2048, 16384)]
 ]
+
+# One wave of 64 x 144 tiles (2026-11-30, `plan::wave_tile`): the plan
+# against 64 x 128 tiles (1.1 waves) and 64 x 64, where 128-wide tiles make
+# a few more than 132.
+SETS["wave144"] = [
+    (kind, m, k, n, "nk", ["auto", "wgh128", "wgh64"])
+    for kind, m, k, n in [("bf16", 64, 3584, 18944), ("bf16", 48, 3584, 18944), ("bf16", 40, 3584, 18944), ("bf16", 64, 2048, 17000),
+                          ("bf16", 64, 4096, 18432), ("f16", 64, 3584, 18944)]
+] + [("bf16", 64, 3584, 18944, "kn", ["auto", "wgh128"])]
 
 
 def operands(kind, m, k, n, lay):
