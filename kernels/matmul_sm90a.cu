@@ -984,9 +984,11 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
             // before any store: interleaved, each load waited behind the
             // store before it (the compiler cannot tell they never overlap),
             // which doubled the time of FLCE's weight-gradient products.
-            // (A group size that divides BN / 8: 24 for BN = 192.)
+            // (A group size that divides BN / 8: 8 of 24 for BN = 192, 6 of
+            // 18 for BN = 144.)
             constexpr int G0 = BN / 8 < 64 / (int)sizeof(P) ? BN / 8 : 64 / (int)sizeof(P);
-            constexpr int G = (BN / 8) % G0 == 0 ? G0 : 8;
+            constexpr int G = (BN / 8) % G0 == 0 ? G0 : (BN / 8) % 8 == 0 ? 8 : 6;
+            static_assert((BN / 8) % G == 0, "whole groups of columns");
 #pragma unroll
             for (int j0 = 0; j0 < BN / 8; j0 += G) {
               P old0[G], old1[G];
