@@ -256,9 +256,9 @@ __device__ __forceinline__ uint64_t desc_add(uint64_t d, uint32_t units) {
   return (d & 0xFFFFFFFF00000000ull) | static_cast<uint32_t>(static_cast<uint32_t>(d) + units);
 }
 
-// float4s of a thread's accumulators (v of them) that the K-range sums
-// load before adding: 8 where they divide v, else 6 (v = 18: the 144-wide
-// tile), else all.
+// Of v loads (a thread's float4s in the K-range sums, its column pairs in
+// the accumulating epilogue), how many go in flight at once: 8 where that
+// divides v, else 6 (v = 18: the 144-wide tile), else all.
 constexpr int sum_group(int v) { return v % 8 == 0 ? 8 : v % 6 == 0 ? 6 : v; }
 
 // wgmma m64nNk16 (half types) or m64nNk8 (tf32), N in {64, 128, 144, 192, 256} (144: 16-bit only): both
@@ -987,7 +987,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
             // (A group size that divides BN / 8: 8 of 24 for BN = 192, 6 of
             // 18 for BN = 144.)
             constexpr int G0 = BN / 8 < 64 / (int)sizeof(P) ? BN / 8 : 64 / (int)sizeof(P);
-            constexpr int G = (BN / 8) % G0 == 0 ? G0 : (BN / 8) % 8 == 0 ? 8 : 6;
+            constexpr int G = (BN / 8) % G0 == 0 ? G0 : sum_group(BN / 8);
             static_assert((BN / 8) % G == 0, "whole groups of columns");
 #pragma unroll
             for (int j0 = 0; j0 < BN / 8; j0 += G) {

@@ -4,7 +4,7 @@
 //! `mod.rs`, `sm90.rs` and `skinny.rs` only carries plans out.
 
 use super::tiles::{
-    Tile, WgTile, SKINNY_CLUSTERS, SKINNY_MAX_M, skinny_tma_built, SKINNY_NW, SKINNY_TMA_MAX_M, SKINNY_TMA_MT, SKINNY_TMA_STAGES, SKINNY_WARPS, WG, WGH, WGH_BM, WGK, WGP, WGW, WG_BM, WG_BK_BYTES,
+    Tile, WgTile, SKINNY_CLUSTERS, SKINNY_MAX_M, skinny_tma_built, SKINNY_NW, SKINNY_TMA_MAX_M, SKINNY_TMA_MT, SKINNY_TMA_STAGES, SKINNY_WARPS, WG, WGH, WGH_ALL, WGH_BM, WGK, WGP, WGW, WG_BM, WG_BK_BYTES,
 };
 
 /// Ceiling division of non-negative numbers.
@@ -282,7 +282,7 @@ fn wg_named(name: &str, auto: WgTile) -> Option<WgTile> {
     let (list, width) = if let Some(w) = name.strip_prefix("wgp") {
         (&WGP[..], w)
     } else if let Some(w) = name.strip_prefix("wgh") {
-        (&[WGH[0], WGH[1], WGW[0]][..], w)
+        (&WGH_ALL[..], w)
     } else {
         (&WG[..], name.strip_prefix("wg")?)
     };

@@ -75,7 +75,7 @@ pub(super) fn plan(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, force: &F
     let (sms, elem) = (info.sms as i64, dtype.size() as i64);
     let off_128 = |pitch: i64| q.k > 1 && (pitch * elem) % 128 != 0;
     let ops = plan::Operands { b_k, misaligned: (!a_k && off_128(q.sak)) || (!b_k && off_128(q.sbk)) };
-    let plan = match force {
+    let p = match force {
         Force::Tile(name, splits) => plan::wg_forced(name, *splits, q.m, q.n, q.k, q.batch, elem, sms, ops),
         Force::Auto { hopper: true } => plan::wg_auto(q.m, q.n, q.k, q.batch, elem, sms, ops),
         _ => None,
@@ -83,7 +83,7 @@ pub(super) fn plan(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, force: &F
     // Accumulating, the 144-wide tile's 128-wide neighbour: its accumulating
     // epilogue failed the GPU tests at e36f60c (column groups that did not
     // divide 18, since mended in the kernel but not yet run on the GPU).
-    Some(if q.beta != 0 && WGW.contains(&plan.tile) { WgPlan { tile: WGH[0], ..plan } } else { plan })
+    Some(if q.beta != 0 && WGW.contains(&p.tile) { WgPlan { tile: WGH[0], ..p } } else { p })
 }
 
 /// float32 as TF32 on the Hopper kernels. Their TMA loads round each

@@ -133,6 +133,8 @@ pub const WGH_BM: i64 = 64;
 /// up to 16: Qwen2-7B's 18944, as cuBLAS's 144-wide tiles run it). 16-bit
 /// with a K-major B only: an N-major B tile is loaded in 64-column boxes.
 pub const WGW: [WgTile; 1] = [WgTile { bm: WGH_BM, ..wg(144, 8, true, 144, 144) }];
+/// Every 64-row tile (`wgh<BN>`): `WGH`, then `WGW`.
+pub const WGH_ALL: [WgTile; 3] = [WGH[0], WGH[1], WGW[0]];
 /// The cooperative tiles whose kernels also sum a tile's K ranges across
 /// the blocks of a cluster (`mm_wgk*`, `mm_wgrk*`; plan.rs `WgPlan::
 /// k_cluster`): up to 192 wide (the 256-wide tile has no registers to spare
@@ -279,7 +281,7 @@ pub fn header() -> String {
          #define MYNS_SKINNY_TMA_CW {SKINNY_TMA_CW}\n#define MYNS_SKINNY_TMA_STAGES(X) {}\n",
         by_width(&WG, |t| t.stages),
         by_width(&WGP, |t| t.stages),
-        by_width(&[WGH[0], WGH[1], WGW[0]], |t| t.stages),
+        by_width(&WGH_ALL, |t| t.stages),
         by_width(&WG, |t| t.tma_cols),
         by_width(&WG, |t| t.bulk_cols),
         SKINNY_TMA_STAGES.iter().map(|s| format!("X({s})")).collect::<Vec<_>>().join(" ")
