@@ -80,10 +80,7 @@ pub(super) fn plan(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, force: &F
         Force::Auto { hopper: true } => plan::wg_auto(q.m, q.n, q.k, q.batch, elem, sms, ops),
         _ => None,
     }?;
-    // Accumulating, the 144-wide tile's 128-wide neighbour: its accumulating
-    // epilogue failed the GPU tests at e36f60c (column groups that did not
-    // divide 18, since mended in the kernel but not yet run on the GPU).
-    Some(if q.beta != 0 && WGW.contains(&p.tile) { WgPlan { tile: WGH[0], ..p } } else { p })
+    Some(p)
 }
 
 /// float32 as TF32 on the Hopper kernels. Their TMA loads round each

@@ -200,7 +200,6 @@ HOPPER = {v for vs in VARIANTS.values() for v in vs if v.startswith(("wg", "skin
 # product added through the accumulate path (gemm::run_cuda_accumulate,
 # beta = 1), so out = 2 a @ b: every kernel's accumulating epilogue, the
 # split-K reduction kernel's and the Hopper kernels' in-kernel split-K sum.
-# (`wgh144` accumulates on its 128-wide neighbour: src/gemm/sm90.rs `plan`.)
 ACC_VARIANTS = {
     "bf16": ["auto", "generic", "256", "128/2", "16/5", "skinny", "skinny/4", "skinny_tma", "skinny_tma/2", "skinny_tma8", "skinny_tma4", "wg", "wg128/3", "wgp64", "wgp128/2", "wg256c2", "wgp128c2/2", "wg192c2", "wgh64/2", "wgh64c2/2", "wg64k2", "wgh64k2", "wgh144/2"],
     "f16": ["64", "wg64/2", "wgp128", "wgh128", "wg64c2", "wg128k2", "wgh144k4"],
