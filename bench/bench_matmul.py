@@ -9,8 +9,9 @@ Classes (each row: MxKxN, or BxMxKxN for bmm):
   weights (row-major, [K, N]), with the weights' GB/s; M = 1, 16 against
   Qwen2-7B's 3584x18944 as nn.Linear holds it; TF32 and float32 (TF32 off)
   against 4096x4096;
-- small_m: 32 and 64 rows (batched decode) against the same weights as
-  nn.Linear holds them, bf16, and TF32 against 4096x4096, with GB/s;
+- small_m: 32 and 64 rows (batched decode) against the same weights and
+  Qwen2-7B's 3584x18944 as nn.Linear holds them, bf16, and TF32 against
+  4096x4096, with GB/s;
 - lm_head: x @ W^T with nn.Linear's weight layout, vocab 32000, 32001,
   50257, 128256, for 2048 tokens and for one (decode);
 - unaligned: K or N off by one (4096x4096x4095, 4096x4095x4096,
@@ -98,7 +99,8 @@ def problems(quick: bool):
         for k, n in [(14336, 4096), (4096, 14336)]:
             P.append(("decode", "tf32", 1, 16, k, n, "nk"))
         for m in [32, 64]:
-            for k, n in [(4096, 4096), (4096, 14336), (14336, 4096)]:
+            # (Qwen2-7B's 3584 x 18944: one wave of 64 x 144 tiles.)
+            for k, n in [(4096, 4096), (4096, 14336), (14336, 4096), (3584, 18944)]:
                 P.append(("small_m", "bf16", 1, m, k, n, "nk"))
             P.append(("small_m", "tf32", 1, m, 4096, 4096, "nk"))
     for v in [32000, 32001] + ([] if quick else [50257, 128256]):
