@@ -262,7 +262,7 @@ fn run(p: &Problem, dtype: DType, tf32: bool, accumulate: bool, force: &Force, d
         // The streaming build where it streams faster, or where forced.
         let tma = match &force {
             Force::Tile(..) => forced_tma.is_some(),
-            _ => plan::skinny_tma(q.m, q.n, q.k, q.batch, dtype.size() as i64, ffma, sms),
+            _ => plan::skinny_tma(q.m, q.n, q.k, q.batch, dtype.size() as i64, ffma, sms, q.sbk == 1),
         };
         let tma_plan = if tma {
             plan::skinny_tma_plan(q.m, q.n, q.k, q.batch, dtype.size() as i64, ffma, sms, ranks, forced_tma.flatten())

@@ -246,12 +246,16 @@ pub(crate) fn wg_cluster(t: &WgTile, m: i64) -> i64 {
 /// tiles of products up to 1024^3. On the 192-wide tile (--only wide192)
 /// pairs ran faster on up to two waves of tiles (3000 x 1000 x 2000: 1.04x
 /// with an N-major B, 1.22x with a K-major one) and with misaligned B rows
-/// (4096 x 4096 x 4088: 1.35x), and 5-10% slower on many waves (LM heads).
+/// (4096 x 4096 x 4088: 1.35x), and 5-10% slower on many waves (LM heads);
+/// on the H200 single blocks ran 4-8% faster on two to four rows of those
+/// tiles (256 and 512 rows against nn.Linear weights of 3072 x 9216 to
+/// 8192 x 10240, bench/explore/cliff-hunt/, `variants-b-h200-33c8af1.md`),
+/// so pairs take five rows or more there.
 fn wg_cluster_auto(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, sms: i64, ops: Operands) -> i64 {
     let tiles = wg_tiles(m, n, batch, t);
     let pairs = match t.bn {
         256 => tiles > sms || (ops.b_k && 2 * tiles > sms),
-        192 => ops.misaligned || tiles <= 2 * sms,
+        192 => cdiv(m, t.bm) > 4 && (ops.misaligned || tiles <= 2 * sms),
         _ => false,
     };
     if pairs && k > 512 {
@@ -407,30 +411,59 @@ pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i6
 /// 1024 0.79 -> 0.89 faster); values from about 360 to 600 order those right.
 const KC_FIXED: f64 = 520.0;
 
-/// Whether a 16-bit product of 33 to 128 rows (one product, not a batch)
-/// runs on one wave of 64 x 128 tiles over all of K: where one row of those
-/// tiles fills 48% of the SMs or more and all of them at most 1.2 waves,
-/// and K is 2048 or more (the measured ones had 3584 and 4096). cuBLAS
-/// runs one wave of 128-column tiles there too (`nvjet_sm90_tst_128x48_64x9_4x1`,
-/// 112 blocks at 48 x 4096 x 14336). On the H200 (bench/explore/decode-split/,
-/// sets `n14336` and `wave1`, L2 clean, nn.Linear's weights, K = 4096)
-/// these ran at 0.91-1.03 of cuBLAS where the plan had run at 0.60-0.75
-/// (40 to 64 rows against N = 8192 to 16384), 0.89 and 0.93 where it had
-/// 0.75 and 0.90 (96 and 128 rows against 8192), 0.78 where it had 0.62 (64
-/// x 3584 x 18944, 148 tiles). At 17 to 32 rows the streaming build ran as
-/// fast or faster after do_bench's flush and keeps them; on fewer tiles
-/// the split 64-row tiles of `wg_auto`'s model do better (4096 columns,
-/// set `tiles64`).
-pub(crate) fn wgh_wave(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64) -> bool {
-    let (cols, count) = (cdiv(n, WGH[0].bn), wg_tiles(m, n, batch, &WGH[0]));
-    elem == 2 && batch == 1 && m > 32 && m <= 2 * WGH_BM && k >= 2048 && 25 * cols >= 12 * sms && 5 * count <= 6 * sms
+/// The 64-row ping-pong tile a 16-bit product of 17 to 256 rows (one
+/// product, not a batch, K of 2048 or more) runs on over all of K, unsplit,
+/// where its tiles come in whole waves; `None` elsewhere. In order:
+/// 1. 64 x 144 (`WGW`, B K-major) where its tiles make one wave 90% full
+///    or more and 64 x 128 ones more than a wave (at 18944 columns 132
+///    tiles against 148; cuBLAS runs 144-wide tiles there,
+///    `nvjet_sm90_tst_144x64`). H200, bench/explore/decode-split/ (set
+///    `wide`) and bench/explore/cliff-hunt/ (`variants-*-h200-33c8af1.md`),
+///    ratio to cuBLAS after do_bench's flush: 33 to 64 rows against 17000
+///    to 18944 columns 0.72-0.81 -> 0.96-1.03; 32 x 3584 x 18944 0.76 ->
+///    1.00 (the streaming build before); 96 and 128 x 3072 x 9216 (126 and
+///    128 tiles) 0.72 / 0.68 -> 0.99 / 0.95; 256 x 3584 x 4608 0.73 -> 0.87.
+/// 2. 33 to 64 rows: 64 x 64 where one row of those fills more than half
+///    the SMs and at most all of them (N = 4225 to 8448; fewer take
+///    `wgh_k_cluster`'s K ranges): 48 and 64 x 4096 x 6144 0.63 / 0.70 ->
+///    0.98 (128 x 64 tiles before, half of each empty), x 3584 x 4608 0.62
+///    / 0.64 -> 0.86 / 0.85, 64 x 4096 x 8192 0.95 -> 1.00.
+/// 3. 33 to 128 rows where a row of 64 x 128 tiles fills 48% of the SMs or
+///    more: 64 x 128 (`wave_tile`), over at most 1.2 waves from 65 rows, any
+///    number at 33 to 64. cuBLAS runs one wave of 128-column tiles there
+///    too (`nvjet_sm90_tst_128x48_64x9_4x1`, 112 blocks at 48 x 4096 x
+///    14336). H200 (bench/explore/decode-split/, sets `n14336` and `wave1`,
+///    L2 clean, nn.Linear's weights, K = 4096): 0.91-1.03 of cuBLAS where
+///    the plan had run at 0.60-0.75 (40 to 64 rows against N = 8192 to
+///    16384), 0.89 and 0.93 where it had 0.75 and 0.90 (96 and 128 rows
+///    against 8192); 48 and 64 rows against 28672 columns (224 tiles) 0.80
+///    -> 1.00-1.02 (cliff-hunt; the streaming build before).
+/// At 17 to 32 rows but for (1) the streaming build ran as fast or faster
+/// after do_bench's flush and keeps them; on fewer tiles the split 64-row
+/// tiles of `wg_auto`'s model do better (4096 columns, set `tiles64`).
+pub(crate) fn wgh_wave(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> Option<WgTile> {
+    if elem != 2 || batch != 1 || k < 2048 || !(17..=4 * WGH_BM).contains(&m) {
+        return None;
+    }
+    let count = |t: &WgTile| wg_tiles(m, n, batch, t);
+    let one_wave = |t: &WgTile| count(t) <= sms;
+    if ops.b_k && one_wave(&WGW[0]) && 10 * count(&WGW[0]) >= 9 * sms && !one_wave(&WGH[0]) {
+        return Some(WGW[0]);
+    }
+    if m <= 32 || m > 2 * WGH_BM {
+        return None;
+    }
+    if m <= WGH_BM && 2 * count(&WGH[1]) > sms && one_wave(&WGH[1]) {
+        return Some(WGH[1]);
+    }
+    let cols = cdiv(n, WGH[0].bn);
+    (25 * cols >= 12 * sms && (m <= WGH_BM || 5 * count(&WGH[0]) <= 6 * sms)).then(|| wave_tile(m, n, batch, sms, ops))
 }
 
-/// The tile of `wgh_wave`'s wave: 64 x 144 (`WGW`) where one row of 64 x
-/// 128 tiles makes more tiles than SMs and the 144-wide ones do not, with B
-/// K-major (at 18944 columns 148 tiles against 132: cuBLAS runs 144-wide
-/// ones there, `nvjet_sm90_tst_144x64`, one wave; bench/explore/
-/// decode-split/, set `wide`), else 64 x 128.
+/// The tile of `wgh_wave`'s third rule: 64 x 144 (`WGW`) where one row of
+/// 64 x 128 tiles makes more tiles than SMs and the 144-wide ones do not,
+/// with B K-major (those under 90% of a wave: the first rule takes the
+/// others), else 64 x 128.
 fn wave_tile(m: i64, n: i64, batch: i64, sms: i64, ops: Operands) -> WgTile {
     let one_wave = |t: &WgTile| wg_tiles(m, n, batch, t) <= sms;
     if ops.b_k && m <= WGH_BM && !one_wave(&WGH[0]) && one_wave(&WGW[0]) {
@@ -443,7 +476,7 @@ fn wave_tile(m: i64, n: i64, batch: i64, sms: i64, ops: Operands) -> WgTile {
 /// The automatic Hopper plan for 16-bit types (and TF32's K-major copies:
 /// `elem` 4): the cooperative tile and split count with the least modelled
 /// time, or `None` where the mma.sync kernels are expected to do better
-/// (few rows); one wave of 64 x 128 tiles where `wgh_wave` says so, and
+/// (few rows); 64-row tiles in whole waves where `wgh_wave` says so, and
 /// 64-row tiles' K ranges in a cluster where `wgh_k_cluster` does.
 /// Ping-pong tiles of 128 rows only when forced: since the cooperative
 /// kernels store their output with TMA, overlapped with the next tile, they
@@ -455,8 +488,8 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
     if m <= 16 || k < wg_bk(elem) {
         return None;
     }
-    if wgh_wave(m, n, k, batch, elem, sms) {
-        return Some(WgPlan { tile: wave_tile(m, n, batch, sms, ops), splits: 1, a_reg: false, cluster: 1, k_cluster: false });
+    if let Some(tile) = wgh_wave(m, n, k, batch, elem, sms, ops) {
+        return Some(WgPlan { tile, splits: 1, a_reg: false, cluster: 1, k_cluster: false });
     }
     let mut best: Option<(f64, WgPlan)> = None;
     // Split K only where even the narrowest tiles leave half the SMs idle:
@@ -799,15 +832,17 @@ pub(crate) fn skinny_smem(mt: i64) -> u32 {
 /// where the tile kernels ran at 0.44-0.69 / 0.54-0.77; 16-bit weights
 /// gained only on more strips than SMs (4096 x 14336, 224 strips: 1.00-1.09x
 /// the tile kernels) and lost up to 10% on 64 strips, which keep the tile
-/// kernels; since then one wave of 64 x 128 tiles beat both up to about
-/// 160 such tiles (`wgh_wave`), so 16-bit weights stream at 33 to 64 rows
-/// only past that (LM heads). And on few strips at long K
-/// (`few_strips_long_k`). `elem`: bytes per element.
-pub(crate) fn skinny_tma(m: i64, n: i64, k: i64, batch: i64, elem: i64, ffma: bool, sms: i64) -> bool {
+/// kernels; since then 64 x 128 tiles beat both (`wgh_wave`), so one
+/// 16-bit product of 33 to 64 rows streams only on few strips at long K
+/// (`few_strips_long_k`), and none streams where `wgh_wave` has a tile.
+/// `elem`: bytes per element; `b_k`: B is read K-major.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn skinny_tma(m: i64, n: i64, k: i64, batch: i64, elem: i64, ffma: bool, sms: i64, b_k: bool) -> bool {
     let strips = skinny_strips(n, batch);
     if m > SKINNY_MAX_M {
         // Past 16 rows: mma consumers only (FFMA would do m per weight).
-        let streams = m <= 32 || elem == 4 || (strips > sms && !wgh_wave(m, n, k, batch, elem, sms));
+        let tiles = wgh_wave(m, n, k, batch, elem, sms, Operands { b_k, misaligned: false }).is_some();
+        let streams = !tiles && (m <= 32 || elem == 4 || strips > sms);
         (!ffma && m <= SKINNY_TMA_MAX_M && strips >= 16 && streams) || few_strips_long_k(m, strips, k, ffma)
     } else if ffma {
         (m == 1 && strips >= 16) || (strips >= 64 && (strips >= sms || (m > 8 && 2 * strips <= sms)))
@@ -1130,27 +1165,36 @@ mod tests {
         for (m, k) in [(80, 4096), (96, 4096), (96, 14336)] {
             assert_eq!(wg_auto(m, 4096, k, 1, 2, SMS, NK).map(kc), Some((WGH[0], 2, false, 1)));
         }
-        // One wave of 64 x 128 tiles over all of K (`wgh_wave`): 33 to 128 rows, a row of 64 such tiles or more, 158 at most.
+        // 64-row tiles over all of K in whole waves (`wgh_wave`). 64 x 128: 33 to 128 rows, a row of 64 such tiles or more (158 at most from 65 rows).
         let one = |m, n, k| wg_auto(m, n, k, 1, 2, SMS, NK).map(|p| (p.tile, p.splits, p.cluster));
-        for (m, n) in [(33, 8192), (48, 14336), (64, 16384), (96, 8192), (128, 8192)] {
+        for (m, n) in [(33, 8576), (48, 14336), (64, 16384), (96, 8192), (128, 8192), (48, 20352), (64, 28672), (64, 128256)] {
             assert_eq!(one(m, n, 4096), Some((WGH[0], 1, 1)), "{m} x {n}");
         }
-        assert_eq!(one(64, 18944, 4096), Some((WGW[0], 1, 1)), "148 tiles of 128, 132 of 144");
-        assert!(!wgh_wave(32, 14336, 4096, 1, 2, SMS) && !wgh_wave(48, 7936, 4096, 1, 2, SMS) && !wgh_wave(48, 20352, 4096, 1, 2, SMS));
-        assert!(!wgh_wave(48, 14336, 4096, 1, 4, SMS) && !wgh_wave(48, 14336, 4096, 2, 2, SMS) && !wgh_wave(129, 8192, 4096, 1, 2, SMS));
-        assert!(!wgh_wave(128, 4096, 4096, 1, 2, SMS) && !wgh_wave(96, 11008, 4096, 1, 2, SMS) && !wgh_wave(48, 14336, 1024, 1, 2, SMS));
+        let wave = |m, n, ops| wgh_wave(m, n, 4096, 1, 2, SMS, ops);
+        assert!(wave(96, 11008, NK).is_none() && wave(128, 4096, NK).is_none() && wave(129, 8192, NK).is_none());
+        assert!(wave(32, 14336, NK).is_none() && wave(32, 28672, NK).is_none() && wave(16, 18944, NK).is_none());
+        assert!(wgh_wave(48, 14336, 4096, 1, 4, SMS, NK).is_none() && wgh_wave(48, 14336, 4096, 2, 2, SMS, NK).is_none() && wgh_wave(48, 14336, 1024, 1, 2, SMS, NK).is_none());
+        // 64 x 64 on one row of 67 to 132 such tiles (33 to 64 rows); fewer take K ranges in a cluster.
+        for (m, n) in [(33, 8192), (48, 7936), (64, 6144), (48, 4608), (64, 4288)] {
+            assert_eq!(one(m, n, 4096), Some((WGH[1], 1, 1)), "{m} x {n}");
+        }
+        assert_eq!(wave(64, 4224, NK), None);
+        // 64 x 144 (B K-major) where its tiles make one wave 90% full or more and 64 x 128 ones more than a wave: 17 to 256 rows.
+        for (m, n) in [(32, 18944), (17, 17000), (64, 18944), (48, 17000), (96, 9216), (128, 9000), (256, 4608), (192, 6144)] {
+            assert_eq!(one(m, n, 3584), Some((WGW[0], 1, 1)), "{m} x {n}");
+        }
+        assert_eq!(wave(64, 18944, KN), Some(WGH[0]));
+        assert_eq!(wave(32, 18944, KN), None);
+        assert_eq!(wave(64, 16384, NK), Some(WGH[0]), "128 tiles of 128: one wave");
+        assert_eq!(wave(96, 8192, NK), Some(WGH[0]), "114 tiles of 144: under 90% of a wave");
+        assert_eq!(wave(256, 9216, NK), None, "256 tiles of 144");
+        // (33 to 64 rows at 16897 to 16992 columns: 133 tiles of 128, 118 of 144, under 90% of a wave but one: `wave_tile`.)
+        assert_eq!(wave(64, 16950, NK), Some(WGW[0]));
         // Where M fills the 128-row tiles, those in a K cluster, but for long K (set `wghfix`).
         for m in [112, 128, 256] {
             assert_eq!(wg_auto(m, 1024, 4096, 1, 2, SMS, NK).map(kc), Some((WG[3], 2, true, 1)), "{m}");
         }
         assert_eq!(wg_auto(128, 2048, 8192, 1, 2, SMS, NK).map(|p| (p.tile, p.splits)), Some((WGH[0], 4)));
-        // One wave: 144-wide tiles where 128-wide ones make more tiles than SMs and 144-wide ones do not (B K-major, one row).
-        let wave = |m, n, ops| wg_auto(m, n, 3584, 1, 2, SMS, ops).map(|p| (p.tile, p.splits, p.cluster, p.k_cluster));
-        assert_eq!(wave(64, 18944, NK), Some((WGW[0], 1, 1, false)));
-        assert_eq!(wave(48, 17000, NK), Some((WGW[0], 1, 1, false)));
-        assert_eq!(wave(64, 18944, KN), Some((WGH[0], 1, 1, false)));
-        assert_eq!(wave(64, 16384, NK), Some((WGH[0], 1, 1, false)));
-        assert_eq!(wave(96, 9000, NK).map(|p| p.0), Some(WGH[0]));
         // Short K stays unsplit (512^3, 1024^3: the cluster's fixed cost).
         for k in [512, 1024] {
             assert!(!wg_auto(k, k, k, 1, 2, SMS, KN).unwrap().k_cluster, "{k}");
@@ -1393,30 +1437,32 @@ mod tests {
         assert_eq!(skinny_plan(1, 64, 600, 1, SMS, Some(3)).unwrap().ranks, 4);
         assert_eq!(skinny_plan(17, 64, 600, 1, SMS, None), None);
         // 16-bit: the streaming build from 16 strips (N = 1024, or batches of strips).
-        assert!(skinny_tma(16, 4096, 4096, 1, 2, false, SMS) && skinny_tma(1, 128256, 4096, 1, 2, false, SMS) && skinny_tma(1, 256, 4096, 4, 2, false, SMS));
-        assert!(skinny_tma(16, 1024, 4096, 1, 2, false, SMS) && skinny_tma(1, 64, 4096, 16, 2, false, SMS));
-        assert!(!skinny_tma(1, 960, 4096, 1, 2, false, SMS) && !skinny_tma(1, 64, 4096, 15, 2, false, SMS));
+        assert!(skinny_tma(16, 4096, 4096, 1, 2, false, SMS, true) && skinny_tma(1, 128256, 4096, 1, 2, false, SMS, true) && skinny_tma(1, 256, 4096, 4, 2, false, SMS, true));
+        assert!(skinny_tma(16, 1024, 4096, 1, 2, false, SMS, true) && skinny_tma(1, 64, 4096, 16, 2, false, SMS, true));
+        assert!(!skinny_tma(1, 960, 4096, 1, 2, false, SMS, true) && !skinny_tma(1, 64, 4096, 15, 2, false, SMS, true));
         // float32: M = 1 from 16 strips, or strips enough for every SM.
-        assert!(skinny_tma(1, 4096, 4096, 1, 4, true, SMS) && skinny_tma(16, 14336, 4096, 1, 4, true, SMS) && skinny_tma(1, 2048, 4096, 1, 4, true, SMS));
-        assert!(!skinny_tma(1, 960, 4096, 1, 4, true, SMS) && !skinny_tma(16, 2048, 4096, 1, 4, true, SMS));
-        assert!(!skinny_tma(2, 4096, 4096, 1, 4, true, SMS) && !skinny_tma(8, 4096, 4096, 1, 4, true, SMS) && skinny_tma(16, 4096, 4096, 1, 4, true, SMS));
-        assert!(!skinny_tma(16, 6400, 4096, 1, 4, true, SMS)); // 100 strips: no room to split, FFMA-bound at 16 rows
+        assert!(skinny_tma(1, 4096, 4096, 1, 4, true, SMS, true) && skinny_tma(16, 14336, 4096, 1, 4, true, SMS, true) && skinny_tma(1, 2048, 4096, 1, 4, true, SMS, true));
+        assert!(!skinny_tma(1, 960, 4096, 1, 4, true, SMS, true) && !skinny_tma(16, 2048, 4096, 1, 4, true, SMS, true));
+        assert!(!skinny_tma(2, 4096, 4096, 1, 4, true, SMS, true) && !skinny_tma(8, 4096, 4096, 1, 4, true, SMS, true) && skinny_tma(16, 4096, 4096, 1, 4, true, SMS, true));
+        assert!(!skinny_tma(16, 6400, 4096, 1, 4, true, SMS, true)); // 100 strips: no room to split, FFMA-bound at 16 rows
         // TF32 (mma consumers): as 16-bit types.
-        assert!(skinny_tma(8, 4096, 4096, 1, 4, false, SMS) && skinny_tma(16, 6400, 4096, 1, 4, false, SMS) && skinny_tma(2, 1024, 4096, 1, 4, false, SMS));
+        assert!(skinny_tma(8, 4096, 4096, 1, 4, false, SMS, true) && skinny_tma(16, 6400, 4096, 1, 4, false, SMS, true) && skinny_tma(2, 1024, 4096, 1, 4, false, SMS, true));
         // 17 to 32 rows: the streaming build on mma consumers, from 16 strips (below, only at long K).
-        assert!(skinny_tma(24, 4096, 4096, 1, 2, false, SMS) && skinny_tma(32, 1024, 4096, 1, 2, false, SMS));
-        assert!(!skinny_tma(24, 4096, 4096, 1, 4, true, SMS) && !skinny_tma(65, 14336, 4096, 1, 2, false, SMS) && !skinny_tma(32, 960, 1024, 1, 2, false, SMS));
-        // 33 to 64 rows: TF32 from 16 strips, 16-bit types from more strips than SMs.
-        assert!(skinny_tma(33, 1024, 4096, 1, 4, false, SMS) && skinny_tma(64, 4096, 4096, 1, 4, false, SMS) && !skinny_tma(64, 4096, 4096, 1, 4, true, SMS));
-        assert!(skinny_tma(64, 32000, 4096, 1, 2, false, SMS) && !skinny_tma(33, 4096, 4096, 1, 2, false, SMS) && !skinny_tma(40, 8448, 4096, 1, 2, false, SMS));
-        // ... but not where one wave of 64 x 128 tiles covers N (`wgh_wave`).
-        assert!(!skinny_tma(64, 14336, 4096, 1, 2, false, SMS) && !skinny_tma(48, 18944, 4096, 1, 2, false, SMS) && skinny_tma(48, 20480, 4096, 1, 2, false, SMS));
+        assert!(skinny_tma(24, 4096, 4096, 1, 2, false, SMS, true) && skinny_tma(32, 1024, 4096, 1, 2, false, SMS, true));
+        assert!(!skinny_tma(24, 4096, 4096, 1, 4, true, SMS, true) && !skinny_tma(65, 14336, 4096, 1, 2, false, SMS, true) && !skinny_tma(32, 960, 1024, 1, 2, false, SMS, true));
+        // 33 to 64 rows: TF32 from 16 strips; 16-bit types not where `wgh_wave` has a tile (from 67 strips of 64 on), a batch from more strips than SMs.
+        assert!(skinny_tma(33, 1024, 4096, 1, 4, false, SMS, true) && skinny_tma(64, 4096, 4096, 1, 4, false, SMS, true) && !skinny_tma(64, 4096, 4096, 1, 4, true, SMS, true));
+        assert!(!skinny_tma(64, 32000, 4096, 1, 2, false, SMS, true) && !skinny_tma(33, 4096, 4096, 1, 2, false, SMS, true) && !skinny_tma(40, 8448, 4096, 1, 2, false, SMS, true));
+        assert!(skinny_tma(48, 14336, 4096, 2, 2, false, SMS, true) && !skinny_tma(48, 2048, 4096, 2, 2, false, SMS, true));
+        assert!(!skinny_tma(64, 14336, 4096, 1, 2, false, SMS, true) && !skinny_tma(48, 18944, 4096, 1, 2, false, SMS, true) && !skinny_tma(48, 20480, 4096, 1, 2, false, SMS, true));
+        // 17 to 32 rows: one wave of 64 x 144 tiles where B is K-major, else streamed.
+        assert!(!skinny_tma(32, 18944, 3584, 1, 2, false, SMS, true) && skinny_tma(32, 18944, 3584, 1, 2, false, SMS, false) && skinny_tma(32, 28672, 4096, 1, 2, false, SMS, true));
         // Few strips at long K (`few_strips_long_k`), in clusters of 8: 17-32 rows on 4-15 strips
         // from K = 2048, 33-64 rows on 4-14 from K = 6144; not on 3 strips, nor on FFMA consumers.
-        assert!(skinny_tma(24, 512, 2048, 1, 2, false, SMS) && skinny_tma(17, 960, 4096, 1, 2, false, SMS) && !skinny_tma(24, 512, 1024, 1, 2, false, SMS));
-        assert!(skinny_tma(64, 256, 14336, 1, 4, false, SMS) && skinny_tma(64, 896, 6144, 1, 2, false, SMS) && !skinny_tma(64, 960, 8192, 1, 2, false, SMS));
-        assert!(skinny_tma(32, 128, 8192, 3, 2, false, SMS) && !skinny_tma(64, 192, 8192, 1, 2, false, SMS) && !skinny_tma(24, 192, 8192, 1, 2, false, SMS));
-        assert!(!skinny_tma(64, 512, 4096, 1, 2, false, SMS) && !skinny_tma(40, 512, 8192, 1, 4, true, SMS) && !skinny_tma(16, 512, 4096, 1, 2, false, SMS));
+        assert!(skinny_tma(24, 512, 2048, 1, 2, false, SMS, true) && skinny_tma(17, 960, 4096, 1, 2, false, SMS, true) && !skinny_tma(24, 512, 1024, 1, 2, false, SMS, true));
+        assert!(skinny_tma(64, 256, 14336, 1, 4, false, SMS, true) && skinny_tma(64, 896, 6144, 1, 2, false, SMS, true) && !skinny_tma(64, 960, 8192, 1, 2, false, SMS, true));
+        assert!(skinny_tma(32, 128, 8192, 3, 2, false, SMS, true) && !skinny_tma(64, 192, 8192, 1, 2, false, SMS, true) && !skinny_tma(24, 192, 8192, 1, 2, false, SMS, true));
+        assert!(!skinny_tma(64, 512, 4096, 1, 2, false, SMS, true) && !skinny_tma(40, 512, 8192, 1, 4, true, SMS, true) && !skinny_tma(16, 512, 4096, 1, 2, false, SMS, true));
         assert_eq!(skinny_tma_plan(64, 512, 14336, 1, 2, false, SMS, None, None).unwrap(), SkinnyPlan { ranks: 8, k_chunk: 1792, mt: 8, stages: 8 });
         assert_eq!(skinny_tma_plan(24, 300, 16384, 1, 4, false, SMS, None, None).unwrap(), SkinnyPlan { ranks: 8, k_chunk: 2048, mt: 4, stages: 16 });
         // The builds: every ring fits one block on an SM except 16 stages of

@@ -590,9 +590,11 @@ def decode_cases(kind, variant):
         # (4096, 4096) and (2048, 1040) at 40 and 64 rows, 16-bit: 64 x 64 tiles in two K ranges of a
         # cluster (`wgh_k_cluster`); (4096, 1000): 16 such tiles (the last partial) in four.
         # (8192, 512), (16384, 300): 17 to 64 rows on 8 and 5 strips (the last partial), the
-        # streaming build in clusters of 8 (`few_strips_long_k`). (2048, 17000) at 40 and 64 rows:
-        # one wave of 64 x 144 tiles with nn.Linear's weights (`wave_tile`), N past a tile.
-        for k, n in shapes + ([(2048, 1040), (8192, 2048), (9000, 3584), (2048, 8200), (4096, 1000), (8192, 512), (16384, 300), (2048, 17000)] if variant == "auto" else []):
+        # streaming build in clusters of 8 (`few_strips_long_k`). (2048, 17000) at 24 to 64 rows:
+        # one wave of 64 x 144 tiles with nn.Linear's weights (`wgh_wave`), N past a tile.
+        # (2048, 6000) at 40 and 64 rows: one wave of 64 x 64 tiles; (2048, 28700): 225 tiles of
+        # 64 x 128, the last partial.
+        for k, n in shapes + ([(2048, 1040), (8192, 2048), (9000, 3584), (2048, 8200), (4096, 1000), (8192, 512), (16384, 300), (2048, 17000), (2048, 6000), (2048, 28700)] if variant == "auto" else []):
             x = r(m, k)
             for w in [r(k, n), r(n, k).t()]:  # N-major, then nn.Linear's K-major
                 poison(m * n, dtype)
@@ -610,6 +612,27 @@ def decode_cases(kind, variant):
     x = r(1, 1000).expand(4, 1000)
     check(torch.ops.myns.matmul(x, w[0]), x, w[0], kind)
     # (The accumulating epilogue: `skinny_tma+acc` in ACC_VARIANTS.)
+
+
+@cuda
+@pytest.mark.parametrize("kind", ["bf16", "f16"])
+def test_wave_tiles_on_several_rows(kind, kernel_override):
+    """The automatic plan's 64 x 144 tiles on two to four rows of them
+    (plan.rs `wgh_wave`: one wave 90% full or more, nn.Linear's weights):
+    96 x 9216 and 128 x 9000 (two rows), 130 x 6000 (three, the last of 2
+    rows), 250 x 4600 (four, N past a tile); and 64 x 64 tiles on one row
+    (48 x 6000). The N-major weight takes other plans: checked too."""
+    kernel_override("MYNS_MATMUL_KERNEL", "auto")
+    dtype = DT[kind]
+    torch.manual_seed(12)
+    for m, k, n in [(96, 2048, 9216), (128, 2048, 9000), (130, 2048, 6000), (250, 2048, 4600), (48, 2048, 6000)]:
+        x = torch.randn(m, k, dtype=dtype, device="cuda")
+        for w in [torch.randn(n, k, dtype=dtype, device="cuda").t(), torch.randn(k, n, dtype=dtype, device="cuda")]:
+            poison(m * n, dtype)
+            try:
+                check(torch.ops.myns.matmul(x, w), x, w, kind)
+            except AssertionError as e:
+                raise AssertionError(f"{m}x{k}x{n} strides {w.stride()}: {e}") from None
 
 
 @cuda
