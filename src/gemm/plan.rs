@@ -438,6 +438,7 @@ const KC_FIXED: f64 = 520.0;
 ///    16384), 0.89 and 0.93 where it had 0.75 and 0.90 (96 and 128 rows
 ///    against 8192); 48 and 64 rows against 28672 columns (224 tiles) 0.80
 ///    -> 1.00-1.02 (cliff-hunt; the streaming build before).
+///
 /// At 17 to 32 rows but for (1) the streaming build ran as fast or faster
 /// after do_bench's flush and keeps them; on fewer tiles the split 64-row
 /// tiles of `wg_auto`'s model do better (4096 columns, set `tiles64`).
