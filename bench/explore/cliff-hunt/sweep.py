@@ -1,5 +1,6 @@
 """Cliff hunt: myns.matmul against torch.matmul over LLM weights the report
-does not cover, bf16, nn.Linear's layout (x @ W^T), M from 1 to 4096.
+does not cover, bf16, nn.Linear's layout (x @ W^T; --layout kn: x @ W with
+W row-major), M from 1 to 4096.
 
 Each row: 3 interleaved rounds of do_bench medians (bench_matmul.bench_pair),
 ratio = torch time / myns time, and the worst element's share of its
@@ -47,17 +48,18 @@ def main():
     ap.add_argument("--only", default="", help="substring of the model names to keep")
     ap.add_argument("--variants", default="", help="forced MYNS_MATMUL_KERNEL values to time beside auto (ratio to cuBLAS; nan: the shape cannot take it)")
     ap.add_argument("--shapes", default="", help="M,K,N;M,K,N;... instead of --ms x WEIGHTS")
+    ap.add_argument("--layout", default="nk", choices=["nk", "kn"], help="nk: nn.Linear's W^T (default); kn: a row-major [K, N] weight")
     args = ap.parse_args()
     ms = [int(x) for x in args.ms.split(",")]
     variants = [v for v in args.variants.split(",") if v]
-    print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}, commit {os.environ.get('MYNS_GIT_COMMIT', '?')}")
+    print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}, commit {os.environ.get('MYNS_GIT_COMMIT', '?')}, weights {args.layout}")
     print("| model | M x K x N | myns TFLOP/s | torch TFLOP/s | ratio | err/bound (worst of auto and the variants) |" + "".join(f" {v} |" for v in variants))
     print("|---|---|---|---|---|---|" + "---|" * len(variants))
     todo = [(name, m, k, n) for name, k, n in WEIGHTS if not args.only or args.only in name for m in ms]
     if args.shapes:
         todo = [("", *map(int, s.split(","))) for s in args.shapes.split(";")]
     for name, m, k, n in todo:
-        a, b = bm.operands("bf16", 1, m, k, n, "nk")
+        a, b = bm.operands("bf16", 1, m, k, n, args.layout)
         fns = {"myns": lambda: torch.ops.myns.matmul(a, b), "torch": lambda: torch.matmul(a, b)}
         share, _ = bm.bound_share(torch.ops.myns.matmul(a, b), a, b, "bf16")
         for v in variants:
