@@ -429,8 +429,11 @@ const KC_FIXED: f64 = 520.0;
 ///    0.98 (128 x 64 tiles before, half of each empty), x 3584 x 4608 0.62
 ///    / 0.64 -> 0.86 / 0.85, 64 x 4096 x 8192 0.95 -> 1.00.
 /// 3. 33 to 128 rows where a row of 64 x 128 tiles fills 48% of the SMs or
-///    more: 64 x 128 (`wave_tile`), over at most 1.2 waves from 65 rows, any
-///    number at 33 to 64. cuBLAS runs one wave of 128-column tiles there
+///    more: 64 x 128 (`wave_tile`), over one wave at most from 65 rows (at
+///    96 and 128 x 3072 x 9216 with a row-major weight their 144 tiles ran
+///    at 0.81 / 0.76 of cuBLAS, the model's 72 tiles of 128 x 128 at 1.02 /
+///    0.94: cliff-hunt, `variants-kn-h200-44cb36c.md`), any number at 33 to
+///    64. cuBLAS runs one wave of 128-column tiles there
 ///    too (`nvjet_sm90_tst_128x48_64x9_4x1`, 112 blocks at 48 x 4096 x
 ///    14336). H200 (bench/explore/decode-split/, sets `n14336` and `wave1`,
 ///    L2 clean, nn.Linear's weights, K = 4096): 0.91-1.03 of cuBLAS where
@@ -458,7 +461,20 @@ pub(crate) fn wgh_wave(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, 
         return Some(WGH[1]);
     }
     let cols = cdiv(n, WGH[0].bn);
-    (25 * cols >= 12 * sms && (m <= WGH_BM || 5 * count(&WGH[0]) <= 6 * sms)).then(|| wave_tile(m, n, batch, sms, ops))
+    (25 * cols >= 12 * sms && (m <= WGH_BM || one_wave(&WGH[0]))).then(|| wave_tile(m, n, batch, sms, ops))
+}
+
+/// Whether a 16-bit product of two rows of 128-row tiles, the second at
+/// least 60% full (205 to 256 rows; one product, K of 2048 to 4096, B
+/// K-major: nn.Linear's weights, where it was measured), runs unsplit on
+/// 128 x 64 tiles: where those make one wave 80% full or more (N = 3329 to
+/// 4224). The model's choice there, 128 x 128 tiles in two K
+/// ranges of a cluster (half as many tiles), ran slower on the H200
+/// (bench/explore/cliff-hunt/, `variants-256-h200-44cb36c.md`, ratio to
+/// cuBLAS): 256 x 4096 x 4096 0.95 -> 1.02, 256 x 3584 x 3584 0.83 -> 0.92.
+pub(crate) fn wg64_wave(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> bool {
+    let count = wg_tiles(m, n, batch, &WG[3]);
+    ops.b_k && elem == 2 && batch == 1 && (2048..=4096).contains(&k) && cdiv(m, WG_BM) == 2 && 5 * m >= 8 * WG_BM && 5 * count >= 4 * sms && count <= sms
 }
 
 /// The tile of `wgh_wave`'s third rule: 64 x 144 (`WGW`) where one row of
@@ -477,7 +493,8 @@ fn wave_tile(m: i64, n: i64, batch: i64, sms: i64, ops: Operands) -> WgTile {
 /// The automatic Hopper plan for 16-bit types (and TF32's K-major copies:
 /// `elem` 4): the cooperative tile and split count with the least modelled
 /// time, or `None` where the mma.sync kernels are expected to do better
-/// (few rows); 64-row tiles in whole waves where `wgh_wave` says so, and
+/// (few rows); 64-row tiles in whole waves where `wgh_wave` says so, one
+/// wave of 128 x 64 tiles where `wg64_wave` does, and
 /// 64-row tiles' K ranges in a cluster where `wgh_k_cluster` does.
 /// Ping-pong tiles of 128 rows only when forced: since the cooperative
 /// kernels store their output with TMA, overlapped with the next tile, they
@@ -491,6 +508,9 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
     }
     if let Some(tile) = wgh_wave(m, n, k, batch, elem, sms, ops) {
         return Some(WgPlan { tile, splits: 1, a_reg: false, cluster: 1, k_cluster: false });
+    }
+    if wg64_wave(m, n, k, batch, elem, sms, ops) {
+        return Some(WgPlan { tile: WG[3], splits: 1, a_reg: false, cluster: 1, k_cluster: false });
     }
     let mut best: Option<(f64, WgPlan)> = None;
     // Split K only where even the narrowest tiles leave half the SMs idle:
@@ -1166,13 +1186,15 @@ mod tests {
         for (m, k) in [(80, 4096), (96, 4096), (96, 14336)] {
             assert_eq!(wg_auto(m, 4096, k, 1, 2, SMS, NK).map(kc), Some((WGH[0], 2, false, 1)));
         }
-        // 64-row tiles over all of K in whole waves (`wgh_wave`). 64 x 128: 33 to 128 rows, a row of 64 such tiles or more (158 at most from 65 rows).
+        // 64-row tiles over all of K in whole waves (`wgh_wave`). 64 x 128: 33 to 128 rows, a row of 64 such tiles or more (one wave at most from 65 rows).
         let one = |m, n, k| wg_auto(m, n, k, 1, 2, SMS, NK).map(|p| (p.tile, p.splits, p.cluster));
         for (m, n) in [(33, 8576), (48, 14336), (64, 16384), (96, 8192), (128, 8192), (48, 20352), (64, 28672), (64, 128256)] {
             assert_eq!(one(m, n, 4096), Some((WGH[0], 1, 1)), "{m} x {n}");
         }
         let wave = |m, n, ops| wgh_wave(m, n, 4096, 1, 2, SMS, ops);
         assert!(wave(96, 11008, NK).is_none() && wave(128, 4096, NK).is_none() && wave(129, 8192, NK).is_none());
+        assert!(wave(96, 9216, KN).is_none() && wave(128, 9000, KN).is_none(), "144 tiles of 128 on two rows");
+        assert_eq!(wg_auto(96, 9216, 3072, 1, 2, SMS, KN).map(|p| (p.tile, p.splits)), Some((WG[2], 1)));
         assert!(wave(32, 14336, NK).is_none() && wave(32, 28672, NK).is_none() && wave(16, 18944, NK).is_none());
         assert!(wgh_wave(48, 14336, 4096, 1, 4, SMS, NK).is_none() && wgh_wave(48, 14336, 4096, 2, 2, SMS, NK).is_none() && wgh_wave(48, 14336, 1024, 1, 2, SMS, NK).is_none());
         // 64 x 64 on one row of 67 to 132 such tiles (33 to 64 rows); fewer take K ranges in a cluster.
@@ -1196,6 +1218,13 @@ mod tests {
             assert_eq!(wg_auto(m, 1024, 4096, 1, 2, SMS, NK).map(kc), Some((WG[3], 2, true, 1)), "{m}");
         }
         assert_eq!(wg_auto(128, 2048, 8192, 1, 2, SMS, NK).map(|p| (p.tile, p.splits)), Some((WGH[0], 4)));
+        // Two filled rows of 128-row tiles on one wave of 128 x 64 tiles, 80% full or more (`wg64_wave`).
+        for (m, n, k) in [(256, 4096, 4096), (256, 3584, 3584), (205, 4224, 2048), (256, 3329, 4096)] {
+            assert_eq!(wg_auto(m, n, k, 1, 2, SMS, NK).map(kc), Some((WG[3], 1, false, 1)), "{m} x {n} x {k}");
+        }
+        assert!(wg64_wave(256, 4096, 4096, 1, 2, SMS, NK) && !wg64_wave(204, 4096, 4096, 1, 2, SMS, NK) && !wg64_wave(257, 4096, 4096, 1, 2, SMS, NK));
+        assert!(!wg64_wave(256, 3328, 4096, 1, 2, SMS, NK) && !wg64_wave(256, 4225, 4096, 1, 2, SMS, NK) && !wg64_wave(256, 4096, 8192, 1, 2, SMS, NK));
+        assert!(!wg64_wave(256, 4096, 4096, 1, 2, SMS, KN) && !wg64_wave(256, 4096, 4096, 2, 2, SMS, NK) && !wg64_wave(256, 4096, 4096, 1, 4, SMS, NK) && !wg64_wave(256, 4096, 1024, 1, 2, SMS, NK));
         // Short K stays unsplit (512^3, 1024^3: the cluster's fixed cost).
         for k in [512, 1024] {
             assert!(!wg_auto(k, k, k, 1, 2, SMS, KN).unwrap().k_cluster, "{k}");

@@ -620,12 +620,14 @@ def test_wave_tiles_on_several_rows(kind, kernel_override):
     """The automatic plan's 64 x 144 tiles on two to four rows of them
     (plan.rs `wgh_wave`: one wave 90% full or more, nn.Linear's weights):
     96 x 9216 and 128 x 9000 (two rows), 130 x 6000 (three, the last of 2
-    rows), 250 x 4600 (four, N past a tile); and 64 x 64 tiles on one row
-    (48 x 6000). The N-major weight takes other plans: checked too."""
+    rows), 250 x 4600 (four, N past a tile); 64 x 64 tiles on one row (48 x
+    6000); one wave of 128 x 64 tiles on two rows of them (`wg64_wave`: 256
+    x 4096, 220 x 3400). The N-major weight takes other plans (96 x 9216:
+    128 x 128 tiles): checked too."""
     kernel_override("MYNS_MATMUL_KERNEL", "auto")
     dtype = DT[kind]
     torch.manual_seed(12)
-    for m, k, n in [(96, 2048, 9216), (128, 2048, 9000), (130, 2048, 6000), (250, 2048, 4600), (48, 2048, 6000)]:
+    for m, k, n in [(96, 2048, 9216), (128, 2048, 9000), (130, 2048, 6000), (250, 2048, 4600), (48, 2048, 6000), (256, 2048, 4096), (220, 2048, 3400)]:
         x = torch.randn(m, k, dtype=dtype, device="cuda")
         for w in [torch.randn(n, k, dtype=dtype, device="cuda").t(), torch.randn(k, n, dtype=dtype, device="cuda")]:
             poison(m * n, dtype)
