@@ -421,8 +421,8 @@ const KC_FIXED: f64 = 520.0;
 ///    `wide`) and bench/explore/cliff-hunt/ (`variants-*-h200-33c8af1.md`),
 ///    ratio to cuBLAS after do_bench's flush: 33 to 64 rows against 17000
 ///    to 18944 columns 0.72-0.81 -> 0.96-1.03; 32 x 3584 x 18944 0.76 ->
-///    1.00 (the streaming build before); 96 and 128 x 3072 x 9216 (126 and
-///    128 tiles) 0.72 / 0.68 -> 0.99 / 0.95; 256 x 3584 x 4608 0.73 -> 0.87.
+///    1.00 (the streaming build before); 96 and 128 x 3072 x 9216 (128
+///    tiles) 0.72 / 0.68 -> 0.99 / 0.95; 256 x 3584 x 4608 0.73 -> 0.87.
 /// 2. 33 to 64 rows: 64 x 64 where one row of those fills more than half
 ///    the SMs and at most all of them (N = 4225 to 8448; fewer take
 ///    `wgh_k_cluster`'s K ranges): 48 and 64 x 4096 x 6144 0.63 / 0.70 ->
