@@ -414,8 +414,9 @@ const KC_FIXED: f64 = 520.0;
 /// The 64-row ping-pong tile a 16-bit product of 17 to 256 rows (one
 /// product, not a batch, K of 2048 or more) runs on over all of K, unsplit,
 /// where its tiles come in whole waves; `None` elsewhere. In order:
-/// 1. 64 x 144 (`WGW`, B K-major) where its tiles make one wave 90% full
-///    or more and 64 x 128 ones more than a wave (at 18944 columns 132
+/// 1. 64 x 144 (`WGW`, B K-major) where its tiles make one wave (90% full
+///    or more but at 33 to 64 rows) and 64 x 128 ones more than a wave (at
+///    18944 columns 132
 ///    tiles against 148; cuBLAS runs 144-wide tiles there,
 ///    `nvjet_sm90_tst_144x64`). H200, bench/explore/decode-split/ (set
 ///    `wide`) and bench/explore/cliff-hunt/ (`variants-*-h200-33c8af1.md`),
@@ -429,7 +430,7 @@ const KC_FIXED: f64 = 520.0;
 ///    0.98 (128 x 64 tiles before, half of each empty), x 3584 x 4608 0.62
 ///    / 0.64 -> 0.86 / 0.85, 64 x 4096 x 8192 0.95 -> 1.00.
 /// 3. 33 to 128 rows where a row of 64 x 128 tiles fills 48% of the SMs or
-///    more: 64 x 128 (`wave_tile`), over one wave at most from 65 rows (at
+///    more: 64 x 128, over one wave at most from 65 rows (at
 ///    96 and 128 x 3072 x 9216 with a row-major weight their 144 tiles ran
 ///    at 0.81 / 0.76 of cuBLAS, the model's 72 tiles of 128 x 128 at 1.02 /
 ///    0.94: cliff-hunt, `variants-kn-h200-44cb36c.md`), any number at 33 to
@@ -451,7 +452,8 @@ pub(crate) fn wgh_wave(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, 
     }
     let count = |t: &WgTile| wg_tiles(m, n, batch, t);
     let one_wave = |t: &WgTile| count(t) <= sms;
-    if ops.b_k && one_wave(&WGW[0]) && 10 * count(&WGW[0]) >= 9 * sms && !one_wave(&WGH[0]) {
+    let one_row = (33..=WGH_BM).contains(&m);
+    if ops.b_k && one_wave(&WGW[0]) && (one_row || 10 * count(&WGW[0]) >= 9 * sms) && !one_wave(&WGH[0]) {
         return Some(WGW[0]);
     }
     if m <= 32 || m > 2 * WGH_BM {
@@ -461,7 +463,7 @@ pub(crate) fn wgh_wave(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, 
         return Some(WGH[1]);
     }
     let cols = cdiv(n, WGH[0].bn);
-    (25 * cols >= 12 * sms && (m <= WGH_BM || one_wave(&WGH[0]))).then(|| wave_tile(m, n, batch, sms, ops))
+    (25 * cols >= 12 * sms && (m <= WGH_BM || one_wave(&WGH[0]))).then_some(WGH[0])
 }
 
 /// Whether a 16-bit product of two rows of 128-row tiles, the second at
@@ -475,19 +477,6 @@ pub(crate) fn wgh_wave(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, 
 pub(crate) fn wg64_wave(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> bool {
     let count = wg_tiles(m, n, batch, &WG[3]);
     ops.b_k && elem == 2 && batch == 1 && (2048..=4096).contains(&k) && cdiv(m, WG_BM) == 2 && 5 * m >= 8 * WG_BM && 5 * count >= 4 * sms && count <= sms
-}
-
-/// The tile of `wgh_wave`'s third rule: 64 x 144 (`WGW`) where one row of
-/// 64 x 128 tiles makes more tiles than SMs and the 144-wide ones do not,
-/// with B K-major (those under 90% of a wave: the first rule takes the
-/// others), else 64 x 128.
-fn wave_tile(m: i64, n: i64, batch: i64, sms: i64, ops: Operands) -> WgTile {
-    let one_wave = |t: &WgTile| wg_tiles(m, n, batch, t) <= sms;
-    if ops.b_k && m <= WGH_BM && !one_wave(&WGH[0]) && one_wave(&WGW[0]) {
-        WGW[0]
-    } else {
-        WGH[0]
-    }
 }
 
 /// The automatic Hopper plan for 16-bit types (and TF32's K-major copies:
@@ -1211,7 +1200,7 @@ mod tests {
         assert_eq!(wave(64, 16384, NK), Some(WGH[0]), "128 tiles of 128: one wave");
         assert_eq!(wave(96, 8192, NK), Some(WGH[0]), "114 tiles of 144: under 90% of a wave");
         assert_eq!(wave(256, 9216, NK), None, "256 tiles of 144");
-        // (33 to 64 rows at 16897 to 16992 columns: 133 tiles of 128, 118 of 144, under 90% of a wave but one: `wave_tile`.)
+        // (33 to 64 rows at 16897 to 16992 columns: 133 tiles of 128, 118 of 144, under 90% of a wave but one.)
         assert_eq!(wave(64, 16950, NK), Some(WGW[0]));
         // Where M fills the 128-row tiles, those in a K cluster, but for long K (set `wghfix`).
         for m in [112, 128, 256] {

@@ -75,12 +75,11 @@ pub(super) fn plan(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, force: &F
     let (sms, elem) = (info.sms as i64, dtype.size() as i64);
     let off_128 = |pitch: i64| q.k > 1 && (pitch * elem) % 128 != 0;
     let ops = plan::Operands { b_k, misaligned: (!a_k && off_128(q.sak)) || (!b_k && off_128(q.sbk)) };
-    let p = match force {
+    match force {
         Force::Tile(name, splits) => plan::wg_forced(name, *splits, q.m, q.n, q.k, q.batch, elem, sms, ops),
         Force::Auto { hopper: true } => plan::wg_auto(q.m, q.n, q.k, q.batch, elem, sms, ops),
         _ => None,
-    }?;
-    Some(p)
+    }
 }
 
 /// float32 as TF32 on the Hopper kernels. Their TMA loads round each
