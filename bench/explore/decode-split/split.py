@@ -342,7 +342,7 @@ SETS["wide"] = [
     for m, k, n in [(64, 3584, 18944), (48, 3584, 18944), (64, 4096, 11008), (64, 4096, 14336), (40, 2048, 16384)]
 ]
 
-# One wave of 64 x 144 tiles (2026-11-30, `plan::wave_tile`): the plan
+# One wave of 64 x 144 tiles (2026-11-30, `plan::wgh_wave`): the plan
 # against 64 x 128 tiles (1.1 waves) and 64 x 64, where 128-wide tiles make
 # a few more than 132.
 SETS["wave144"] = [
