@@ -113,6 +113,9 @@ pub(crate) struct GemmParams {
     /// 1, or the blocks of a cluster that each compute one of a tile's K
     /// ranges, summed through distributed shared memory (`sm90::launch`).
     kcl: i64,
+    /// 0, or stream-K: the last `sk_tiles` tiles' k-tiles shared out evenly
+    /// over the blocks (`sm90::launch`).
+    sk_tiles: i64,
 }
 
 impl GemmParams {
@@ -141,6 +144,7 @@ impl GemmParams {
             beta: 0,
             tma_store: 0,
             kcl: 1,
+            sk_tiles: 0,
         }
     }
 
