@@ -9,7 +9,8 @@
 // loaded only on compute capability 9.0.
 //
 // Block tile BM x BN x (128 bytes of K), BM 128 (or 64: `mm_wgh*`), BN 256,
-// 192, 128 or 64 (and 144 on 64 rows with B K-major, `mm_wgh144_*_{kk,mk}`;
+// 192, 128 or 64 (and 320, 16-bit cooperative: `mm_wg320_*`, two wgmmas a
+// k-step; and 144 on 64 rows with B K-major, `mm_wgh144_*_{kk,mk}`;
 // src/gemm/tiles.rs, through gemm_tiles.h); three
 // warpgroups: warpgroup 0 is the producer (one thread issues the TMA
 // copies), warpgroups 1 and 2 the consumers. Two schedules: cooperative
@@ -311,6 +312,18 @@ MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_NOTRANS, MYNS_N128)
 MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_NOTRANS, MYNS_N192)
 MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_NOTRANS, MYNS_N256)
 
+// N = 320 (the 128 x 320 tile, 16-bit): wgmma goes up to N = 256, so the
+// tile's B rows are two wgmmas', 192 and 128 wide, the second's B
+// descriptor `b2` units on (K-major: 192 rows; N-major: three 64-column
+// boxes) and its accumulators the last 64.
+template <typename T> struct Wgmma320 {
+  template <int TRANS_A, int TRANS_B>
+  static __device__ __forceinline__ void run(float (&d)[160], uint64_t da, uint64_t db, uint32_t b2) {
+    Wgmma<T, 192>::template run<TRANS_A, TRANS_B>(*reinterpret_cast<float(*)[96]>(&d[0]), da, db);
+    Wgmma<T, 128>::template run<TRANS_A, TRANS_B>(*reinterpret_cast<float(*)[64]>(&d[96]), da, desc_add(db, b2));
+  }
+};
+
 // wgmma m64nNk8 tf32 with A from registers (4 per thread, the layout of
 // mma.m16n8k8's A per warp, warp w holding rows 16w..16w+15) and B from
 // shared memory (K-major). The registers must stay untouched until the
@@ -450,7 +463,6 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   struct Item {
     int64_t z;  // batch * splits + split
     int m0, n0, bz, k0, kt;
-    int sk;  // stream-K: the item's index among the shared tiles where it is part of one; else -1
   };
   // Runtime divisions are long dependent chains (on the H100 the first
   // item took 0.35 us, which every block waited for before its first load):
@@ -469,45 +481,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     const int64_t k_begin = range * p.k_chunk, k_end = min(K, k_begin + p.k_chunk);
     it.k0 = static_cast<int>(k_begin);
     it.kt = KC && k_end <= k_begin ? 0 : static_cast<int>((k_end - k_begin + BK - 1) / BK);  // (a cluster's K range past K: none)
-    it.sk = -1;
     return it;
-  };
-  // Stream-K (`p.sk_tiles`; cooperative kernels, one block per cluster,
-  // unsplit): the first `dp` items go round the blocks as above; the k-tiles
-  // of the last `sk_tiles`, ktt per tile, in K order, are shared out in
-  // contiguous runs of equal length (to within one): block g takes [sk_start(g),
-  // sk_start(g + 1)). A run that covers a whole tile stores it as above; a
-  // tile shared by several blocks is summed as split K is, in the order of
-  // its runs (see the consumers' split-K step). A tail wave that would leave
-  // SMs idle becomes equal shares of work (Osama et al., "Stream-K", 2023).
-  constexpr bool SK_ABLE = !PP && !KC;
-  const bool sk = SK_ABLE && p.sk_tiles > 0;
-  const uint32_t dp = sk ? tiles - static_cast<uint32_t>(p.sk_tiles) : tiles;
-  // (In 32 bits: src/gemm/sm90.rs keeps sk_iters under 2^31.)
-  const uint32_t ktt = static_cast<uint32_t>((K + BK - 1) / BK), sk_iters = sk ? static_cast<uint32_t>(p.sk_tiles) * ktt : 0u;
-  auto sk_start = [&](uint32_t g) { return static_cast<uint32_t>(static_cast<uint64_t>(g) * sk_iters / gridDim.x); };
-  // Where a block is in its items: the next data-parallel item w, or the
-  // next k-tile x of its run, which ends at x_end.
-  struct Cursor {
-    uint32_t w, x, x_end;
-  };
-  const Cursor start{first, sk ? sk_start(first) : 0u, sk ? sk_start(first + 1) : 0u};
-  auto more = [&](const Cursor& c) { return c.w < dp || c.x < c.x_end; };
-  auto item_at = [&](const Cursor& c) {
-    if (!sk || c.w < dp) return item(c.w);
-    const uint32_t s = c.x / ktt, x1 = min(c.x_end, (s + 1) * ktt);
-    Item t = item(dp + s);
-    t.k0 = static_cast<int>((c.x - s * ktt) * BK);
-    t.kt = static_cast<int>(x1 - c.x);
-    t.sk = x1 - c.x == ktt ? -1 : static_cast<int>(s);
-    return t;
-  };
-  auto advance = [&](Cursor& c, const Item& t) {
-    if (!sk || c.w < dp) {
-      c.w += stride;
-    } else {
-      c.x += static_cast<uint32_t>(t.kt);
-    }
   };
 
   // Warp 1 sets up the tensor maps and barriers while warp 0 works out the
@@ -533,7 +507,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   // memory only after the cluster barrier that follows its writes.)
   if (mcl > 1) cluster_arrive();
   Item next{};
-  if (tid == 0) next = item_at(start);
+  if (tid == 0) next = item(first);
   if (mcl > 1) {
     cluster_wait();  // the peer's barriers exist before anything arrives on them
   } else {
@@ -553,14 +527,13 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       int it = 0;
       int64_t jp = 0;  // (the consumers' j)
       Item t = next;
-      for (Cursor c = start; more(c); ++jp) {
-        if (jp != 0) {
+      for (uint32_t w = first; w < tiles; w += stride, ++jp) {
+        if (w != first) {
           // K ranges in a cluster: the next item's loads wait until every
           // rank is done with this one's partials in its stage ring.
           if (kc) kc_meet();
-          t = item_at(c);
+          t = item(w);
         }
-        advance(c, t);
         // The second tile of a cluster past the last row of tiles: no A to
         // load (its results are never stored).
         const bool a_in = t.m0 < M;
@@ -570,7 +543,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           if (PUBLISH && kt == 0) {
             uint4* q = slot(jp);
             q[0] = make_uint4(t.m0, t.n0, t.bz, t.kt);
-            q[1] = make_uint4(static_cast<uint32_t>(t.z), static_cast<uint32_t>(t.sk), 0u, 0u);
+            q[1] = make_uint4(static_cast<uint32_t>(t.z), 0u, 0u, 0u);
           }
           mbar_expect_tx(full(s), a_in ? STAGE_BYTES : STAGE_BYTES - A_BYTES);
           if (!a_in) {
@@ -597,7 +570,10 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
                 tma_load_mc(b_stage(s) + box * BK * 128, tmB, full(s), t.n0 + box * 64, k, t.bz, 0x3);
             }
           } else if constexpr (B_K) {
-            tma_load(b_stage(s), tmB, full(s), k, t.n0, t.bz);
+            // (A TMA box is at most 256 rows: the 320-wide tile's B comes in two.)
+            constexpr int BOXES = BN > 256 ? 2 : 1;
+#pragma unroll
+            for (int j = 0; j < BOXES; ++j) tma_load(b_stage(s) + j * (L::B_BYTES / BOXES), tmB, full(s), k, t.n0 + j * (BN / BOXES), t.bz);
           } else {
 #pragma unroll
             for (int j = 0; j < BN / 64; ++j) tma_load(b_stage(s) + j * BK * 128, tmB, full(s), t.n0 + j * 64, k, t.bz);
@@ -653,7 +629,9 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       for (int kk = 0; kk < BK_BYTES / 32; ++kk) load_a(af[kk], s, kk);
       wgmma_fence();
 #pragma unroll
-      for (int kk = 0; kk < BK_BYTES / 32; ++kk) WgmmaRS<BN>::run(d, af[kk], desc_add(db0, s * STAGE_UNITS + kk * KSTEP_B));
+      for (int kk = 0; kk < BK_BYTES / 32; ++kk) {
+        if constexpr (A_REG) WgmmaRS<BN>::run(d, af[kk], desc_add(db0, s * STAGE_UNITS + kk * KSTEP_B));
+      }
     };
     // A stage is free once every consuming warp of the cluster says so:
     // lane r of each warp tells block r, in one instruction.
@@ -669,7 +647,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     uint32_t af[2][BK_BYTES / 32][4];
     int it = 0, mine = 0;
     int64_t j = 0;
-    // (Items z, m0, n0, bz, kt, sk as the producer published them; k0 is the producer's alone.)
+    // (Items z, m0, n0, bz, kt as the producer published them; k0 is the producer's alone.)
     auto published = [&]() {
       mbar_wait(full(it % STAGES), (it / STAGES) & 1);
       const uint4 q0 = slot(j)[0], q1 = slot(j)[1];
@@ -681,10 +659,9 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       x.bz = static_cast<int>(q0.z);
       x.k0 = 0;
       x.kt = static_cast<int>(q0.w);
-      x.sk = static_cast<int>(q1.y);
       return x;
     };
-    for (Cursor c = start; __all_sync(0xffffffffu, more(c)); ++j) {
+    for (uint32_t w = first; w < tiles; w += stride, ++j) {
       float d[MH][NACC];
       auto zero = [&] {
 #pragma unroll
@@ -697,8 +674,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
         zero();
         keep_acc(d);
       }
-      const Item t = PUBLISH ? published() : item_at(c);
-      advance(c, t);
+      const Item t = PUBLISH ? published() : item(w);
       // (Warp votes here and in the turn's wait: branches ptxas must take as
       // divergent serialize the register-A ping-pong kernel's wgmmas.)
       if (PP && __all_sync(0xffffffffu, (j & 1) != cw)) {
@@ -770,7 +746,13 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
             for (int kk = 0; kk < BK_BYTES / 32; ++kk) {
               const uint64_t db = desc_add(db0, su + kk * KSTEP_B);
 #pragma unroll
-              for (int h = 0; h < MH; ++h) Wgmma<T, BN>::template run<!A_K, !B_K>(d[h], desc_add(da0[h], su + kk * KSTEP_A), db);
+              for (int h = 0; h < MH; ++h) {
+                if constexpr (BN == 320) {
+                  Wgmma320<T>::template run<!A_K, !B_K>(d[h], desc_add(da0[h], su + kk * KSTEP_A), db, (B_K ? 192 * 128 : 3 * BK * 128) / 16);
+                } else {
+                  Wgmma<T, BN>::template run<!A_K, !B_K>(d[h], desc_add(da0[h], su + kk * KSTEP_A), db);
+                }
+              }
             }
           }
           wgmma_commit();
@@ -854,41 +836,21 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       // arrive sums every range's partial (L2-resident, its own included) in
       // K order, so that the sum does not depend on which block that is,
       // and stores the tile as an unsplit one is stored. No second kernel,
-      // no partials in DRAM. Stream-K's shared tiles likewise, over the
-      // blocks g0, g0 + 1, ... whose runs cover the tile: block g keeps the
-      // partial of its run's first tile in slot 2g, of its last in 2g + 1.
-      const bool sk_part = SK_ABLE && t.sk >= 0;
-      if (p.splits > 1 || sk_part) {
+      // no partials in DRAM.
+      if (p.splits > 1) {
         if (m0 >= M) continue;  // a cluster's second tile past the last row: nothing to store
+        const uint32_t split = static_cast<uint32_t>(t.z) - static_cast<uint32_t>(t.bz) * splits;
+        const int64_t tile = (static_cast<int64_t>(t.bz) * tiles_m + m0 / BM) * tiles_n + n0 / BN;
         constexpr int UNIT = BM * BN, V = NACC / 4;  // floats per split of a tile; float4s per m64 half
-        float* const part = p.ws + (PP ? 0 : cw * (UNIT / 2)) + 4 * (tid % 128);
-        // Partial j of this tile's `parts`, in K order: its slot of UNIT floats.
-        int64_t first_slot = 0, parts = splits, mine, counter;
-        auto sk_slot = [&](int64_t g) { return 2 * g + (sk_start(static_cast<uint32_t>(g)) < static_cast<uint32_t>(t.sk) * ktt ? 1 : 0); };
-        if (sk_part) {
-          // The block whose run holds k-tile x: the last g with sk_start(g) <= x.
-          auto owner = [&](uint32_t x) { return static_cast<int64_t>((static_cast<uint64_t>(x + 1) * gridDim.x - 1) / sk_iters); };
-          const int64_t g0 = owner(static_cast<uint32_t>(t.sk) * ktt);
-          first_slot = g0;
-          parts = owner((static_cast<uint32_t>(t.sk) + 1) * ktt - 1) - g0 + 1;
-          mine = sk_slot(blockIdx.x);
-          counter = t.sk;
-        } else {
-          const uint32_t split = static_cast<uint32_t>(t.z) - static_cast<uint32_t>(t.bz) * splits;
-          const int64_t tile = (static_cast<int64_t>(t.bz) * tiles_m + m0 / BM) * tiles_n + n0 / BN;
-          first_slot = tile * splits;
-          mine = first_slot + split;
-          counter = tile;
-        }
-        auto slot_of = [&](int64_t j) { return sk_part ? sk_slot(first_slot + j) : first_slot + j; };
-        auto at = [&](int64_t slot, int i) { return reinterpret_cast<float4*>(part + slot * UNIT + 512 * i); };
+        float* const part = p.ws + tile * splits * UNIT + (PP ? 0 : cw * (UNIT / 2)) + 4 * (tid % 128);
+        auto at = [&](uint32_t j, int i) { return reinterpret_cast<float4*>(part + static_cast<int64_t>(j) * UNIT + 512 * i); };
 #pragma unroll
         for (int h = 0; h < MH; ++h)
 #pragma unroll
-          for (int i = 0; i < V; ++i) *at(mine, h * V + i) = make_float4(d[h][4 * i], d[h][4 * i + 1], d[h][4 * i + 2], d[h][4 * i + 3]);
+          for (int i = 0; i < V; ++i) *at(split, h * V + i) = make_float4(d[h][4 * i], d[h][4 * i + 1], d[h][4 * i + 2], d[h][4 * i + 3]);
         __threadfence();
         bar_sync(1 + cw, 128);
-        if (tid % 128 == 0) *last_of(cw) = atomicAdd(p.flags + 2 * counter + (PP ? 0 : cw), 1) == static_cast<int>(parts) - 1;
+        if (tid % 128 == 0) *last_of(cw) = atomicAdd(p.flags + 2 * tile + (PP ? 0 : cw), 1) == static_cast<int>(splits) - 1;
         bar_sync(1 + cw, 128);
         // A warp vote, so that the compiler sees a uniform branch: one it
         // must take as divergent serializes the register-A kernels' wgmmas.
@@ -902,11 +864,10 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
         for (int h = 0; h < MH; ++h)
 #pragma unroll
           for (int i0 = 0; i0 < V; i0 += G)
-            for (int64_t j = 0; j < parts; ++j) {
-              const int64_t slot = slot_of(j);
+            for (uint32_t j = 0; j < splits; ++j) {
               float4 v[G];
 #pragma unroll
-              for (int i = 0; i < G; ++i) v[i] = __ldcg(at(slot, h * V + i0 + i));
+              for (int i = 0; i < G; ++i) v[i] = __ldcg(at(j, h * V + i0 + i));
 #pragma unroll
               for (int i = 0; i < G; ++i) {
                 float* a = &d[h][4 * (i0 + i)];
@@ -1178,7 +1139,12 @@ using myns::GemmParams;
   MYNS_WG_ONE(mm_wgh##BN##_bf16_mk, __nv_bfloat16, false, true, BN, true, false, MYNS_WGH_BM, true) \
   MYNS_WG_ONE(mm_wgh##BN##_f16_kk, __half, true, true, BN, true, false, MYNS_WGH_BM, true)          \
   MYNS_WG_ONE(mm_wgh##BN##_f16_mk, __half, false, true, BN, true, false, MYNS_WGH_BM, true)
+// The 128 x 320 tile (WGX): 16-bit only.
+#define MYNS_WG_COOP16(BN, STAGES)                                       \
+  MYNS_WG_LAYOUTS(wg, false, BN, bf16, __nv_bfloat16, MYNS_WG_BM, false) \
+  MYNS_WG_LAYOUTS(wg, false, BN, f16, __half, MYNS_WG_BM, false)
 MYNS_WG_TILES(MYNS_WG_COOP)
+MYNS_WGX_TILES(MYNS_WG_COOP16)
 MYNS_WGP_TILES(MYNS_WG_PINGPONG)
 MYNS_WGH_TILES(MYNS_WG_HALF)
 MYNS_WGW_TILES(MYNS_WG_WAVE)

@@ -113,9 +113,6 @@ pub(crate) struct GemmParams {
     /// 1, or the blocks of a cluster that each compute one of a tile's K
     /// ranges, summed through distributed shared memory (`sm90::launch`).
     kcl: i64,
-    /// 0, or stream-K: the last `sk_tiles` tiles' k-tiles shared out evenly
-    /// over the blocks (`sm90::launch`).
-    sk_tiles: i64,
 }
 
 impl GemmParams {
@@ -144,7 +141,6 @@ impl GemmParams {
             beta: 0,
             tma_store: 0,
             kcl: 1,
-            sk_tiles: 0,
         }
     }
 
@@ -183,7 +179,7 @@ struct WgKernels {
     tf32_reg: Option<Kernel>,
 }
 
-// TC_F16, TC_BF16, TC_TF32, TC_X64, SIMT_F32, WG_KERNELS, WGP_KERNELS, WGH_KERNELS, WGW_KERNELS, WGK_KERNELS, SKINNY_KERNELS, SKINNY_TMA_KERNELS,
+// TC_F16, TC_BF16, TC_TF32, TC_X64, SIMT_F32, WG_KERNELS, WGX_KERNELS, WGP_KERNELS, WGH_KERNELS, WGW_KERNELS, WGK_KERNELS, SKINNY_KERNELS, SKINNY_TMA_KERNELS,
 // in the order of the tables in `tiles`.
 include!(concat!(env!("OUT_DIR"), "/gemm_kernels.rs"));
 

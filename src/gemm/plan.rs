@@ -4,7 +4,7 @@
 //! `mod.rs`, `sm90.rs` and `skinny.rs` only carries plans out.
 
 use super::tiles::{
-    Tile, WgTile, SKINNY_CLUSTERS, SKINNY_MAX_M, skinny_tma_built, SKINNY_NW, SKINNY_TMA_MAX_M, SKINNY_TMA_MT, SKINNY_TMA_STAGES, SKINNY_WARPS, WG, WGH, WGH_ALL, WGH_BM, WGK, WGP, WGW, WG_BM, WG_BK_BYTES,
+    Tile, WgTile, SKINNY_CLUSTERS, SKINNY_MAX_M, skinny_tma_built, SKINNY_NW, SKINNY_TMA_MAX_M, SKINNY_TMA_MT, SKINNY_TMA_STAGES, SKINNY_WARPS, WG, WGH, WGH_ALL, WGH_BM, WGK, WGP, WGW, WGX, WG_ALL, WG_BM, WG_BK_BYTES,
 };
 
 /// Ceiling division of non-negative numbers.
@@ -222,10 +222,6 @@ pub(crate) struct WgPlan {
     /// 4; cooperative tiles up to 192 wide, and the 64-row ones), which sum
     /// them through distributed shared memory instead of global memory.
     pub k_cluster: bool,
-    /// Stream-K (cooperative tiles, unsplit, single blocks): the tail of
-    /// the tiles, up to a wave and a bit, shared out as equal runs of
-    /// k-tiles over the SMs (`stream_k_tiles`).
-    pub stream_k: bool,
 }
 
 /// Most blocks per cluster for `m` rows on tile `t`: pairs wherever there
@@ -292,7 +288,7 @@ fn wg_named(name: &str, auto: WgTile) -> Option<WgTile> {
     } else if let Some(w) = name.strip_prefix("wgh") {
         (&WGH_ALL[..], w)
     } else {
-        (&WG[..], name.strip_prefix("wg")?)
+        (&WG_ALL[..], name.strip_prefix("wg")?)
     };
     if width.is_empty() {
         return Some(if list[0].kind() == auto.kind() { auto } else { list[0] });
@@ -374,7 +370,7 @@ pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i6
     let eff = match (t.bm, t.bn, t.pingpong) {
         (WGH_BM, 128, _) => WGH128_EFF,
         (WGH_BM, _, _) => WGH64_EFF,
-        (_, 256, _) => 1.0,
+        (_, 256 | 320, _) => 1.0,
         (_, 192, _) => 1.0,
         (_, 128, false) => 0.80,
         (_, 128, true) => 0.78,
@@ -500,10 +496,10 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
         return None;
     }
     if let Some(tile) = wgh_wave(m, n, k, batch, elem, sms, ops) {
-        return Some(WgPlan { tile, splits: 1, a_reg: false, cluster: 1, k_cluster: false, stream_k: false });
+        return Some(WgPlan { tile, splits: 1, a_reg: false, cluster: 1, k_cluster: false });
     }
     if wg64_wave(m, n, k, batch, elem, sms, ops) {
-        return Some(WgPlan { tile: WG[3], splits: 1, a_reg: false, cluster: 1, k_cluster: false, stream_k: false });
+        return Some(WgPlan { tile: WG[3], splits: 1, a_reg: false, cluster: 1, k_cluster: false });
     }
     let mut best: Option<(f64, WgPlan)> = None;
     // Split K only where even the narrowest tiles leave half the SMs idle:
@@ -543,7 +539,7 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
         for splits in 1..=max_splits {
             let c = wg_cost(t, m, n, k, batch, splits, sms, elem, ops, false);
             if best.as_ref().is_none_or(|(b, _)| c < *b * 0.999) {
-                best = Some((c, WgPlan { tile: *t, splits, a_reg: false, cluster: wg_cluster_auto(t, m, n, k, batch, sms, ops), k_cluster: false, stream_k: false }));
+                best = Some((c, WgPlan { tile: *t, splits, a_reg: false, cluster: wg_cluster_auto(t, m, n, k, batch, sms, ops), k_cluster: false }));
             }
         }
         // Or two K ranges as a cluster's blocks, where the tiles fill at
@@ -554,7 +550,7 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
         if k_cluster_able(t) && !t.pingpong && 2 * count <= sms && fills(t.bm) {
             let c = wg_cost(t, m, n, k, batch, 2, sms, elem, ops, true);
             if best.as_ref().is_none_or(|(b, _)| c < *b * 0.999) {
-                best = Some((c, WgPlan { tile: *t, splits: 2, a_reg: false, cluster: 1, k_cluster: true, stream_k: false }));
+                best = Some((c, WgPlan { tile: *t, splits: 2, a_reg: false, cluster: 1, k_cluster: true }));
             }
         }
     }
@@ -630,7 +626,6 @@ fn with_k_cluster(plan: WgPlan, ranges: Option<i64>) -> Option<WgPlan> {
 /// Hopper tile.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn wg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> Option<WgPlan> {
-    let (name, sk) = stream_k_suffix(name);
     let (name, ranges) = k_cluster_suffix(name);
     let (name, cluster) = match (name.strip_suffix("c2"), name.strip_suffix("c1")) {
         (Some(n), _) => (n, Some(2)),
@@ -645,44 +640,11 @@ pub(crate) fn wg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64,
     if WGW.contains(&tile) && !ops.b_k {
         return None; // `wgh144` reads a K-major B only
     }
+    if WGX.contains(&tile) && elem != 2 {
+        return None; // `wg320` is 16-bit only
+    }
     let cluster = cluster.unwrap_or_else(|| wg_cluster_auto(&tile, m, n, k, batch, sms, ops)).min(wg_cluster(&tile, m));
-    let plan = with_k_cluster(WgPlan { tile, splits: splits.unwrap_or(1), a_reg: false, cluster, k_cluster: false, stream_k: false }, ranges)?;
-    with_stream_k(plan, sk)
-}
-
-/// A forced name's `sk` ending (stream-K): the name without it, and whether it had it.
-fn stream_k_suffix(name: &str) -> (&str, bool) {
-    match name.strip_suffix("sk") {
-        Some(n) => (n, true),
-        None => (name, false),
-    }
-}
-/// `plan` as stream-K where `sk` asks for it: `None` where its kernel cannot
-/// (ping-pong tiles, pairs, split K); single blocks (a `c2` is dropped).
-fn with_stream_k(plan: WgPlan, sk: bool) -> Option<WgPlan> {
-    if !sk {
-        return Some(plan);
-    }
-    if plan.tile.pingpong || plan.k_cluster || plan.splits != 1 {
-        return None;
-    }
-    Some(WgPlan { cluster: 1, stream_k: true, ..plan })
-}
-
-/// How many of `tiles` work items a stream-K launch over `sms` blocks
-/// shares out by k-tiles: those past the last whole wave but one, so that
-/// each block's share is one to two tiles' worth (a share of a fraction of
-/// a tile would cut each shared tile into many partials); 0 where the tiles
-/// come in whole waves.
-pub(crate) fn stream_k_tiles(tiles: i64, sms: i64) -> i64 {
-    let waves = tiles / sms;
-    if waves == 0 {
-        tiles
-    } else if tiles % sms == 0 {
-        0
-    } else {
-        tiles - (waves - 1) * sms
-    }
+    with_k_cluster(WgPlan { tile, splits: splits.unwrap_or(1), a_reg: false, cluster, k_cluster: false }, ranges)
 }
 
 /// The TF32 register-A plan (c^T = b^T a^T, A = b^T M-contiguous): here b
@@ -717,7 +679,7 @@ pub(crate) fn wg_reg(m: i64, n: i64, k: i64, batch: i64, sms: i64) -> WgPlan {
     if (4096..=8192).contains(&k) {
         let fits = |t: &&WgTile| k_cluster_able(t) && 2 * tiles(t.bn) <= sms && 4 * tiles(t.bn) >= sms;
         if let Some(t) = WG.iter().filter(fits).max_by_key(|t| (tiles(t.bn), -cdiv(n, t.bn) * t.bn, t.bn)) {
-            return WgPlan { tile: *t, splits: 2, a_reg: true, cluster: 1, k_cluster: true, stream_k: false };
+            return WgPlan { tile: *t, splits: 2, a_reg: true, cluster: 1, k_cluster: true };
         }
     }
     let splits_for = |count: i64| if 2 * count >= sms { 1 } else { (sms / count).min(k / 1024).max(1) };
@@ -730,7 +692,7 @@ pub(crate) fn wg_reg(m: i64, n: i64, k: i64, batch: i64, sms: i64) -> WgPlan {
     if let Some(t) = WGH.iter().filter(|t| half_tiles(t) <= sms).max_by_key(key) {
         let splits = splits_for(half_tiles(t));
         if cdiv(k, splits) <= 4096 {
-            return WgPlan { tile: *t, splits, a_reg: true, cluster: 1, k_cluster: false, stream_k: false };
+            return WgPlan { tile: *t, splits, a_reg: true, cluster: 1, k_cluster: false };
         }
     }
     let bn = match WG.iter().rev().find(|t| t.bn >= n) {
@@ -746,14 +708,13 @@ pub(crate) fn wg_reg(m: i64, n: i64, k: i64, batch: i64, sms: i64) -> WgPlan {
         }
     };
     let tile = *WG.iter().find(|t| t.bn == bn).unwrap_or(&WG[0]);
-    WgPlan { tile, splits: splits_for(tiles(bn)), a_reg: true, cluster: 1, k_cluster: false, stream_k: false }
+    WgPlan { tile, splits: splits_for(tiles(bn)), a_reg: true, cluster: 1, k_cluster: false }
 }
 
 /// The forced register-A plan (`wgr`, `wgr256`, ...; `wgrh128`, `wgrh64`:
 /// ping-pong on 64-row tiles; `c2` at the end: in pairs sharing B, where
 /// there are two rows of tiles; `k2`, `k4`: as in `wg_forced`).
 pub(crate) fn wg_reg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64, batch: i64, sms: i64) -> Option<WgPlan> {
-    let (name, sk) = stream_k_suffix(name);
     let (name, ranges) = k_cluster_suffix(name);
     let (name, cluster) = match name.strip_suffix("c2") {
         Some(name) => (name, 2),
@@ -770,14 +731,13 @@ pub(crate) fn wg_reg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: 
             };
             let bn: i64 = width.parse().ok()?;
             let tile = *list.iter().find(|t| t.bn == bn)?;
-            WgPlan { tile, splits: splits.unwrap_or(1), a_reg: true, cluster: 1, k_cluster: false, stream_k: false }
+            WgPlan { tile, splits: splits.unwrap_or(1), a_reg: true, cluster: 1, k_cluster: false }
         }
     };
     // (Pairs and a cluster's K ranges exclude each other: pairs split K
     // globally.)
     let cluster = cluster.min(wg_cluster(&plan.tile, m));
-    let plan = with_k_cluster(WgPlan { cluster, k_cluster: plan.k_cluster && cluster == 1, ..plan }, ranges)?;
-    with_stream_k(plan, sk)
+    with_k_cluster(WgPlan { cluster, k_cluster: plan.k_cluster && cluster == 1, ..plan }, ranges)
 }
 
 /// A skinny-kernel plan: blocks per cluster (each a K range), K per block,
@@ -1550,64 +1510,6 @@ mod tests {
             let p = skinny_plan(m, n, k, 1, SMS, None).unwrap();
             assert!(p.k_chunk % 32 == 0 && p.k_chunk * p.ranks >= k && SKINNY_CLUSTERS.contains(&p.ranks));
             assert!(skinny_smem(p.mt) <= 48 * 1024);
-        }
-    }
-
-    /// The stream-K schedule of kernels/matmul_sm90a.cu, in the kernel's own
-    /// arithmetic: block g's run of shared k-tiles, cut at tile edges.
-    fn sk_pieces(sk_iters: u32, ktt: u32, blocks: u32, g: u32) -> Vec<(u32, u32, u32)> {
-        let start = |g: u32| (g as u64 * sk_iters as u64 / blocks as u64) as u32;
-        let (mut x, end, mut out) = (start(g), start(g + 1), Vec::new());
-        while x < end {
-            let s = x / ktt;
-            let x1 = end.min((s + 1) * ktt);
-            out.push((s, x, x1));
-            x = x1;
-        }
-        out
-    }
-
-    #[test]
-    fn stream_k_shares_cover_every_k_tile_once_and_sum_in_k_order() {
-        assert_eq!(stream_k_tiles(192, 132), 192); // 1.45 waves: all shared
-        assert_eq!(stream_k_tiles(512, 132), 512 - 2 * 132); // a wave and a bit
-        assert_eq!(stream_k_tiles(264, 132), 0); // whole waves
-        assert_eq!(stream_k_tiles(5, 132), 5);
-        for (sk_tiles, ktt, blocks) in [(192u32, 48u32, 132u32), (248, 64, 132), (2, 3, 6), (5, 1, 5), (7, 13, 132), (133, 2, 132), (60, 17, 114)] {
-            let sk_iters = sk_tiles * ktt;
-            let blocks = blocks.min(sk_iters);
-            let start = |g: u32| (g as u64 * sk_iters as u64 / blocks as u64) as u32;
-            let owner = |x: u32| ((x as u64 + 1) * blocks as u64 - 1) / sk_iters as u64;
-            let slot = |g: u64, s: u32| 2 * g + (start(g as u32) < s * ktt) as u64;
-            let mut covered = vec![Vec::new(); sk_tiles as usize];
-            for g in 0..blocks {
-                let pieces = sk_pieces(sk_iters, ktt, blocks, g);
-                assert!(!pieces.is_empty(), "block {g} has a share");
-                let partial: Vec<_> = pieces.iter().filter(|p| p.2 - p.1 < ktt).collect();
-                assert!(partial.len() <= 2, "two partial slots per block");
-                let slots: Vec<_> = partial.iter().map(|p| slot(g as u64, p.0)).collect();
-                assert!(slots.iter().all(|&x| x / 2 == g as u64) && (slots.len() < 2 || slots[0] != slots[1]));
-                for p in pieces {
-                    covered[p.0 as usize].push((g, p.1, p.2));
-                }
-            }
-            for (s, runs) in covered.iter().enumerate() {
-                let s = s as u32;
-                // Contiguous from the tile's first k-tile to its last, blocks in K order.
-                assert_eq!(runs.first().unwrap().1, s * ktt);
-                assert_eq!(runs.last().unwrap().2, (s + 1) * ktt);
-                assert!(runs.windows(2).all(|w| w[0].2 == w[1].1 && w[0].0 + 1 == w[1].0));
-                // What the last block to arrive works out: the same blocks.
-                let g0 = owner(s * ktt);
-                let parts = owner((s + 1) * ktt - 1) - g0 + 1;
-                assert_eq!(parts as usize, runs.len());
-                assert_eq!(g0, runs[0].0 as u64);
-                if runs.len() > 1 {
-                    for (j, r) in runs.iter().enumerate() {
-                        assert_eq!(slot(g0 + j as u64, s), slot(r.0 as u64, s));
-                    }
-                }
-            }
         }
     }
 }

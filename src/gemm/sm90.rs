@@ -11,14 +11,13 @@
 
 use super::pack::{self, Operand};
 use super::plan::{self, cdiv, operand_layout, Force, Layout, WgPlan};
-use super::tiles::{WG, WGH, WGK, WGP, WGW, WG_THREADS};
-use super::{set_splits, GemmParams, SplitSum, WGH_KERNELS, WGK_KERNELS, WGP_KERNELS, WGW_KERNELS, WG_KERNELS};
+use super::tiles::{WG, WGH, WGK, WGP, WGW, WGX, WG_THREADS};
+use super::{set_splits, GemmParams, SplitSum, WGH_KERNELS, WGK_KERNELS, WGP_KERNELS, WGW_KERNELS, WGX_KERNELS, WG_KERNELS};
 use crate::cuda::{self, DeviceInfo};
 use crate::overrides::{self, Knob};
 use crate::types::{DType, Error, Result};
 use cudarc::driver::sys;
 use std::ffi::c_void;
-use tch::Tensor;
 use std::sync::Mutex;
 
 /// Whether TMA can read an operand of `batch` batches whose rows (`len`
@@ -205,20 +204,6 @@ pub(super) fn tensor_map(
     Ok(map)
 }
 
-/// Stream-K's float32 partials (two tiles of `tile_floats / blocks` per
-/// block: the first and last of its run) and zeroed arrival counters (two
-/// per shared tile), allocated through PyTorch; the caller keeps them alive
-/// until the launch is queued.
-fn stream_k_workspace(q: &mut GemmParams, floats: i64, device: usize) -> Result<Vec<Tensor>> {
-    let cuda = tch::Device::Cuda(device);
-    let failed = |e: tch::TchError| Error::from(e).context("stream-K workspace allocation failed");
-    let ws = Tensor::f_empty([2 * floats], (tch::Kind::Float, cuda)).map_err(failed)?;
-    let flags = Tensor::f_zeros([2 * q.sk_tiles], (tch::Kind::Int, cuda)).map_err(failed)?;
-    q.ws = ws.data_ptr() as u64;
-    q.flags = flags.data_ptr() as u64;
-    Ok(vec![ws, flags])
-}
-
 /// Clusters of `cl` Hopper blocks the device runs at once (asked once per
 /// device, shared-memory size and cluster size; every Hopper kernel has the
 /// same block size and one block per SM): at least one.
@@ -249,24 +234,9 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     } else {
         SplitSum::InPlace { bm: plan.tile.bm, bn: plan.tile.bn }
     };
-    if plan.stream_k && (plan.tile.pingpong || plan.cluster > 1 || plan.k_cluster || plan.splits != 1) {
-        return Err(Error::runtime(format!("no Hopper kernel runs stream-K on {plan:?}")));
-    }
-    let mut _ws = set_splits(&mut q, plan.splits, bk, sum, device)?;
-    let sms = cuda::device_info(device)?.sms as i64;
-    let tiles = cdiv(q.m, plan.tile.bm) * cdiv(q.n, plan.tile.bn) * q.batch;
-    q.sk_tiles = if plan.stream_k { plan::stream_k_tiles(tiles, sms) } else { 0 };
-    if q.sk_tiles * cdiv(q.k, bk) > i32::MAX as i64 {
-        q.sk_tiles = 0; // (the kernel counts the shared k-tiles in 32 bits)
-    }
-    // Stream-K's blocks: one per SM, or one per shared k-tile where there
-    // are fewer, so that every block has a share.
-    let sk_blocks = if tiles > q.sk_tiles { sms } else { (q.sk_tiles * cdiv(q.k, bk)).min(sms) };
-    if q.sk_tiles > 0 {
-        _ws = stream_k_workspace(&mut q, sk_blocks * plan.tile.bm * plan.tile.bn, device)?;
-    }
-    // (Split K and stream-K queue a fill of their counters after the copy.)
-    let after_copy = after_copy && q.splits == 1 && q.sk_tiles == 0;
+    let _ws = set_splits(&mut q, plan.splits, bk, sum, device)?;
+    // (Split K queues a fill of its counters after the copy.)
+    let after_copy = after_copy && q.splits == 1;
     // Cooperative 16-bit tiles stage a plain unit-stride output in shared
     // memory, then store it with TMA (1) where its rows are 16-byte aligned,
     // else (2) each row shifted to its global alignment, copied out by the
@@ -308,8 +278,9 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
         // 64 M-elements (128 bytes) per box row: 16-bit types only.
         map(q.a, [m, k, batch], [q.sak as u64 * es, bstride(q.sab, k * q.sak as u64)], [64, bk, 1])?
     };
-    // In clusters each block loads half of a K-major B tile's rows.
-    let b_rows = if plan.cluster > 1 { bn / 2 } else { bn } as u32;
+    // In clusters each block loads half of a K-major B tile's rows; a tile
+    // over 256 wide (a TMA box's most) is loaded in two halves anyway.
+    let b_rows = if plan.cluster > 1 || bn > 256 { bn / 2 } else { bn } as u32;
     let tm_b = if b_k {
         map(q.b, [k, n, batch], [q.sbn as u64 * es, bstride(q.sbb, n * q.sbn as u64)], [bk, b_rows, 1])?
     } else {
@@ -331,6 +302,7 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
         "wgh" => (&WGH[..], &WGH_KERNELS[..]),
         _ if plan.k_cluster => (&WGK[..], &WGK_KERNELS[..]),
         "wgp" => (&WGP[..], &WGP_KERNELS[..]),
+        "wg" if WGX.contains(&plan.tile) => (&WGX[..], &WGX_KERNELS[..]),
         _ => (&WG[..], &WG_KERNELS[..]),
     };
     let Some(width) = list.iter().position(|t| *t == plan.tile) else {
@@ -359,10 +331,8 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     let mut params = [cuda::arg(&tm_a), cuda::arg(&tm_b), cuda::arg(&tm_c), cuda::arg(q)];
     let grid = if cl > 1 {
         items.min(max_clusters(f, device, smem, cl as u32)? as i64).max(1) * cl
-    } else if q.sk_tiles > 0 {
-        sk_blocks
     } else {
-        items.min(sms).max(1)
+        items.min(cuda::device_info(device)?.sms as i64).max(1)
     };
     let grid = (grid as u32, 1, 1);
     // After a staging copy, a programmatic dependent of it: the blocks set

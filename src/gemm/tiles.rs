@@ -119,6 +119,16 @@ pub const WG: [WgTile; 4] = [
     wg(128, 5, false, 128, 128),
     wg(64, 8, false, 64, 64),
 ];
+/// The cooperative 128 x 320 tile (`wg320`, 16-bit only): each consumer's
+/// 64 x 320 is two wgmmas a k-step (192 and 128 wide: wgmma stops at 256),
+/// 160 accumulators a thread; three stages of 56 KB, the output staged in
+/// rounds of 64 columns. For products whose 256-wide tiles come a little
+/// over a whole wave: 512 x 9216 makes 116 of these tiles, one wave on 132
+/// SMs, where 128 x 192 ones make 192, 1.45 waves (cuBLAS runs
+/// `nvjet_sm90_tst_320x128_64x3` there).
+pub const WGX: [WgTile; 1] = [wg(320, 3, false, 64, 64)];
+/// Every cooperative tile of the `wg` kernels: `WG`, then `WGX`.
+pub const WG_ALL: [WgTile; 5] = [WG[0], WG[1], WG[2], WG[3], WGX[0]];
 /// Ping-pong tiles (`wgp128`, `wgp64`).
 pub const WGP: [WgTile; 2] = [wg(128, 6, true, 128, 128), wg(64, 8, true, 64, 64)];
 /// Ping-pong tiles of 64 rows (`wgh128`, `wgh64`: 64 x 128, 64 x 64), for
@@ -265,7 +275,7 @@ pub fn header() -> String {
     h += &tc_list("MYNS_TC_TF32_TILES", &TC_TF32);
     h += &tc_list("MYNS_TC_X64_TILES", &TC_X64);
     h += &tc_list("MYNS_SIMT_TILES", &SIMT);
-    for (name, list) in [("MYNS_WG_TILES", &WG[..]), ("MYNS_WGP_TILES", &WGP[..]), ("MYNS_WGH_TILES", &WGH[..]), ("MYNS_WGW_TILES", &WGW[..]), ("MYNS_WGK_TILES", &WGK[..])] {
+    for (name, list) in [("MYNS_WG_TILES", &WG[..]), ("MYNS_WGX_TILES", &WGX[..]), ("MYNS_WGP_TILES", &WGP[..]), ("MYNS_WGH_TILES", &WGH[..]), ("MYNS_WGW_TILES", &WGW[..]), ("MYNS_WGK_TILES", &WGK[..])] {
         let rows: Vec<String> = list.iter().map(|t| format!("X({}, {})", t.bn, t.stages)).collect();
         h += &format!("#define {name}(X) {}\n", rows.join(" "));
     }
@@ -279,11 +289,11 @@ pub fn header() -> String {
          #define MYNS_WG_TMA_COLS(BN) ({})\n#define MYNS_WG_BULK_COLS(BN) ({})\n\
          #define MYNS_SKINNY_WARPS {SKINNY_WARPS}\n#define MYNS_SKINNY_NW {SKINNY_NW}\n\
          #define MYNS_SKINNY_TMA_CW {SKINNY_TMA_CW}\n#define MYNS_SKINNY_TMA_STAGES(X) {}\n",
-        by_width(&WG, |t| t.stages),
+        by_width(&WG_ALL, |t| t.stages),
         by_width(&WGP, |t| t.stages),
         by_width(&WGH_ALL, |t| t.stages),
-        by_width(&WG, |t| t.tma_cols),
-        by_width(&WG, |t| t.bulk_cols),
+        by_width(&WG_ALL, |t| t.tma_cols),
+        by_width(&WG_ALL, |t| t.bulk_cols),
         SKINNY_TMA_STAGES.iter().map(|s| format!("X({s})")).collect::<Vec<_>>().join(" ")
     );
     h += &skinny_tma_builds();
@@ -319,6 +329,7 @@ pub fn rust_kernels() -> String {
         let half = |dt: &str| layouts(&format!("mm_{kind}{}_{dt}", t.bn)).replace("{M}", "MATMUL_SM90A");
         let kernel = |name: String| format!("Some(crate::cuda::Kernel::new(&crate::kernels::MATMUL_SM90A, \"{name}\"))");
         let (kk, reg) = match kind {
+            "wg" if WGX.contains(t) => ("None".to_string(), "None".to_string()),
             "wg" => (kernel(format!("mm_wg{}_tf32_kk", t.bn)), kernel(format!("mm_wgr{}_tf32", t.bn))),
             "wgk" => (kernel(format!("mm_wgk{}_tf32_kk", t.bn)), kernel(format!("mm_wgrk{}_tf32", t.bn))),
             "wgh" if WGW.contains(t) => ("None".to_string(), "None".to_string()),
@@ -328,8 +339,9 @@ pub fn rust_kernels() -> String {
         format!("WgKernels {{ bf16: {}, f16: {}, tf32_kk: {kk}, tf32_reg: {reg} }}", half("bf16"), half("f16"))
     };
     // WGW: bf16 and f16 with B K-major only (`kk`, `mk`; the `kn`, `mn`
-    // names are not built, and sm90::launch refuses them), no TF32.
-    for (name, list, kc) in [("WG_KERNELS", &WG[..], false), ("WGP_KERNELS", &WGP[..], false), ("WGH_KERNELS", &WGH[..], false), ("WGW_KERNELS", &WGW[..], false), ("WGK_KERNELS", &WGK[..], true)] {
+    // names are not built, and sm90::launch refuses them), no TF32. WGX:
+    // bf16 and f16, no TF32.
+    for (name, list, kc) in [("WG_KERNELS", &WG[..], false), ("WGX_KERNELS", &WGX[..], false), ("WGP_KERNELS", &WGP[..], false), ("WGH_KERNELS", &WGH[..], false), ("WGW_KERNELS", &WGW[..], false), ("WGK_KERNELS", &WGK[..], true)] {
         let rows: Vec<String> = list.iter().map(|t| wg(t, kc)).collect();
         r += &format!("static {name}: [WgKernels; {}] = [{}];\n", list.len(), rows.join(", "));
     }

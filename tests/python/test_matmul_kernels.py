@@ -169,9 +169,9 @@ def poison(numel, dtype):
 # Forced variants per dtype: src/gemm/plan.rs names (`/s`: split-K, or for
 # `skinny` blocks per cluster).
 VARIANTS = {
-    "f16": ["auto", "generic", "256", "128", "64", "16", "64/3", "16/5", "skinny", "skinny/2", "skinny_tma", "skinny_tma/4", "skinny_tma16", "skinny_tma4", "wg", "wg/3", "wg128", "wg64/2", "wgp", "wgp64/2", "wg128c2", "wgpc2/2", "wg192c2", "wgh", "wgh64/2", "wgh128c2", "wg64c2/2", "wg64k4", "wg192k2", "wgh128k2", "wgh144", "wgh144k2", "wg192sk", "wg64sk"],
-    "bf16": ["auto", "generic", "256", "128", "64", "16", "128/2", "16/5", "skinny/4", "skinny/8", "skinny_tma", "skinny_tma/2", "skinny_tma8", "skinny_tma16/2", "skinny_tma4/2", "wg", "wg/3", "wg256", "wg128/3", "wg64", "wgp128", "wgp64/3", "wg256c1", "wg256c2", "wgc2/3", "wgp128c2", "wgp128c1", "wg192", "wg192c2", "wg192/2", "wgh128", "wgh64", "wgh128/3", "wgh64c2", "wgh64c2/3", "wg64c2", "wg64k2", "wg128k4", "wg192k2", "wgh64k2", "wgh128k4", "wgh144", "wgh144/3", "wgh144c2", "wg128sk", "wg256sk"],
-    "tf32": ["auto", "256", "128", "64", "16", "64/3", "16/5", "wg", "wg/3", "wg128", "wg64/2", "wg256c2", "wgr", "wgr/3", "wgr256", "wgr128/2", "wgr64", "wg192", "wgr192", "wgr256c2", "wgr128c2/2", "wgrh128", "wgrh64", "wgrh128/3", "wgrh64c2", "wgr128k2", "wgr64k4", "wg128k2", "wgrh64k2", "wg256sk", "wgr128sk", "wgr64sk", "skinny/2", "skinny_tma", "skinny_tma/2", "skinny_tma8", "skinny_tma4/4"],
+    "f16": ["auto", "generic", "256", "128", "64", "16", "64/3", "16/5", "skinny", "skinny/2", "skinny_tma", "skinny_tma/4", "skinny_tma16", "skinny_tma4", "wg", "wg/3", "wg128", "wg64/2", "wgp", "wgp64/2", "wg128c2", "wgpc2/2", "wg192c2", "wgh", "wgh64/2", "wgh128c2", "wg64c2/2", "wg64k4", "wg192k2", "wgh128k2", "wgh144", "wgh144k2", "wg320"],
+    "bf16": ["auto", "generic", "256", "128", "64", "16", "128/2", "16/5", "skinny/4", "skinny/8", "skinny_tma", "skinny_tma/2", "skinny_tma8", "skinny_tma16/2", "skinny_tma4/2", "wg", "wg/3", "wg256", "wg128/3", "wg64", "wgp128", "wgp64/3", "wg256c1", "wg256c2", "wgc2/3", "wgp128c2", "wgp128c1", "wg192", "wg192c2", "wg192/2", "wgh128", "wgh64", "wgh128/3", "wgh64c2", "wgh64c2/3", "wg64c2", "wg64k2", "wg128k4", "wg192k2", "wgh64k2", "wgh128k4", "wgh144", "wgh144/3", "wgh144c2", "wg320", "wg320c2", "wg320/2"],
+    "tf32": ["auto", "256", "128", "64", "16", "64/3", "16/5", "wg", "wg/3", "wg128", "wg64/2", "wg256c2", "wgr", "wgr/3", "wgr256", "wgr128/2", "wgr64", "wg192", "wgr192", "wgr256c2", "wgr128c2/2", "wgrh128", "wgrh64", "wgrh128/3", "wgrh64c2", "wgr128k2", "wgr64k4", "wg128k2", "wgrh64k2", "skinny/2", "skinny_tma", "skinny_tma/2", "skinny_tma8", "skinny_tma4/4"],
     "f32": ["auto", "generic", "256", "128", "64", "16", "256/2", "128/3", "64/4", "16/5", "skinny", "skinny/4", "skinny/8", "skinny_tma", "skinny_tma/2", "skinny_tma8", "skinny_tma8/2", "skinny_tma4", "x128/2"],
     # Unsplit, so the float64 sums' bound holds (split K sums float32 partials).
     "f32x": ["x128"],
@@ -201,9 +201,9 @@ HOPPER = {v for vs in VARIANTS.values() for v in vs if v.startswith(("wg", "skin
 # beta = 1), so out = 2 a @ b: every kernel's accumulating epilogue, the
 # split-K reduction kernel's and the Hopper kernels' in-kernel split-K sum.
 ACC_VARIANTS = {
-    "bf16": ["auto", "generic", "256", "128/2", "16/5", "skinny", "skinny/4", "skinny_tma", "skinny_tma/2", "skinny_tma8", "skinny_tma4", "wg", "wg128/3", "wgp64", "wgp128/2", "wg256c2", "wgp128c2/2", "wg192c2", "wgh64/2", "wgh64c2/2", "wg64k2", "wgh64k2", "wgh144/2", "wg192sk"],
-    "f16": ["64", "wg64/2", "wgp128", "wgh128", "wg64c2", "wg128k2", "wgh144k4"],
-    "tf32": ["auto", "64/3", "wg", "wg128/2", "wgr", "wgr/3", "wgr192c2", "wgrh128/2", "wgrh64c2", "wgr128k4", "wgrh128k2", "wgr128sk", "skinny", "skinny_tma", "skinny_tma/2"],
+    "bf16": ["auto", "generic", "256", "128/2", "16/5", "skinny", "skinny/4", "skinny_tma", "skinny_tma/2", "skinny_tma8", "skinny_tma4", "wg", "wg128/3", "wgp64", "wgp128/2", "wg256c2", "wgp128c2/2", "wg192c2", "wgh64/2", "wgh64c2/2", "wg64k2", "wgh64k2", "wgh144/2", "wg320"],
+    "f16": ["64", "wg64/2", "wgp128", "wgh128", "wg64c2", "wg128k2", "wgh144k4", "wg320c2"],
+    "tf32": ["auto", "64/3", "wg", "wg128/2", "wgr", "wgr/3", "wgr192c2", "wgrh128/2", "wgrh64c2", "wgr128k4", "wgrh128k2", "skinny", "skinny_tma", "skinny_tma/2"],
     "f32": ["auto", "generic", "256", "128/3", "16/5", "skinny/2", "skinny_tma", "skinny_tma/4", "skinny_tma8/2", "x128", "x128/3"],
     "f64": ["auto"],
 }
@@ -639,36 +639,28 @@ def test_wave_tiles_on_several_rows(kind, kernel_override):
 
 @cuda
 @pytest.mark.skipif(NO_WG, reason="MYNS_MATMUL_KERNEL=nowg")
-@pytest.mark.parametrize("kind", ["bf16", "f16", "tf32"])
-def test_stream_k_on_waves_and_a_bit(kind, kernel_override):
-    """Stream-K forced on products of more tiles than SMs, where whole-tile
-    items come first and the rest are shared by k-tiles (plan.rs
-    `stream_k_tiles`): 512 x 3072 x 9216 (192 tiles of 128 x 192, all
-    shared), 4096 x 4096 x 4088 (512 tiles of 128 x 256: 264 whole, 248
-    shared), a batch of three, both B layouts, accumulating too. The small
-    shapes of `VARIANTS` cover shares of under one k-tile a block."""
-    old = torch.backends.cuda.matmul.allow_tf32
-    set_tf32(kind == "tf32")
+@pytest.mark.parametrize("kind", ["bf16", "f16"])
+def test_wide_tile_on_llm_shapes(kind, kernel_override):
+    """The 128 x 320 tile (`wg320`: two wgmmas a k-step, B's K-major tile in
+    two TMA boxes) on products of many tiles, single and in pairs: 512 x
+    3072 x 9216 (116 tiles, the last column 256 wide), 1000 x 4096 x 4000
+    (N past a tile), a batch of two; both B layouts, and accumulating."""
     dtype = DT[kind]
-    torch.manual_seed(13)
-    try:
-        for variant, (bs, m, k, n) in [("wg192sk", (1, 512, 3072, 9216)), ("wg256sk", (1, 4096, 4096, 4088)), ("wg128sk", (3, 640, 1000, 1300))]:
-            if kind == "tf32":
-                variant = variant.replace("wg", "wgr")
-            kernel_override("MYNS_MATMUL_KERNEL", variant)
+    torch.manual_seed(14)
+    for variant in ["wg320", "wg320c2"]:
+        kernel_override("MYNS_MATMUL_KERNEL", variant)
+        for bs, m, k, n in [(1, 512, 3072, 9216), (1, 1000, 4096, 4000), (2, 300, 1000, 1300)]:
             a = torch.randn(bs, m, k, dtype=dtype, device="cuda")
             for b in [torch.randn(bs, k, n, dtype=dtype, device="cuda"), torch.randn(bs, n, k, dtype=dtype, device="cuda").transpose(1, 2)]:
                 poison(bs * m * n, dtype)
-                out = torch.ops.myns.bmm(a, b) if bs > 1 else torch.ops.myns.matmul(a[0], b[0])
+                out = torch.ops.myns.bmm(a, b) if bs > 1 else torch.ops.myns.matmul(a[0], b[0]).unsqueeze(0)
                 try:
-                    check(out.reshape(bs, m, n), a, b, kind)
+                    check(out, a, b, kind)
                 except AssertionError as e:
                     raise AssertionError(f"{variant} {bs}x{m}x{k}x{n} strides {b.stride()}: {e}") from None
-        kernel_override("MYNS_MATMUL_KERNEL", "wgr192sk+acc" if kind == "tf32" else "wg192sk+acc")
-        a, b = torch.randn(512, 3072, dtype=dtype, device="cuda"), torch.randn(3072, 9216, dtype=dtype, device="cuda")
-        check_twice(torch.ops.myns.matmul(a, b), a, b, kind)
-    finally:
-        set_tf32(old)
+    kernel_override("MYNS_MATMUL_KERNEL", "wg320+acc")
+    a, b = torch.randn(512, 3072, dtype=dtype, device="cuda"), torch.randn(9216, 3072, dtype=dtype, device="cuda").t()
+    check_twice(torch.ops.myns.matmul(a, b), a, b, kind)
 
 
 @cuda
