@@ -479,11 +479,28 @@ pub(crate) fn wg64_wave(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64,
     ops.b_k && elem == 2 && batch == 1 && (2048..=4096).contains(&k) && cdiv(m, WG_BM) == 2 && 5 * m >= 8 * WG_BM && 5 * count >= 4 * sms && count <= sms
 }
 
+/// Whether a 16-bit product of two rows of 128-row tiles or more (one
+/// product, K of 2048 or more) runs on one wave of 128 x 320 tiles (`WGX`),
+/// unsplit: where those make a wave at most and 256-wide ones more than a
+/// wave (192-wide ones then more still). The model's choice there, two
+/// waves of 192- or 128-wide tiles, the second partly empty, ran 4-16%
+/// slower on the H200, both B layouts (bench/explore/wide320/, ratio to
+/// cuBLAS, N-major B / K-major B): 512 x 3072 x 9216 (116 tiles) 0.86 /
+/// 0.77 -> 0.91 / 0.82, 512 x 8192 x 10240 0.85 / 0.85 -> 0.97 / 0.96, 384
+/// x 4096 x 12288 0.83 / 0.73 -> 0.92 / 0.81, 512 x 14336 x 9216 0.84 /
+/// 0.82 -> 0.96 / 0.95, 448 x 3584 x 9000 0.70 / 0.75 -> 0.82 / 0.81; level
+/// at 512 x 2048 x 10240 (0.92 / 0.90). cuBLAS runs such products on 320 x
+/// 128 tiles (`nvjet_sm90_tst_320x128_64x3`). Pairs ran 2-3% slower.
+pub(crate) fn wg320_wave(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64) -> bool {
+    elem == 2 && batch == 1 && k >= 2048 && cdiv(m, WG_BM) >= 2 && wg_tiles(m, n, batch, &WGX[0]) <= sms && wg_tiles(m, n, batch, &WG[0]) > sms
+}
+
 /// The automatic Hopper plan for 16-bit types (and TF32's K-major copies:
 /// `elem` 4): the cooperative tile and split count with the least modelled
 /// time, or `None` where the mma.sync kernels are expected to do better
 /// (few rows); 64-row tiles in whole waves where `wgh_wave` says so, one
-/// wave of 128 x 64 tiles where `wg64_wave` does, and
+/// wave of 128 x 64 tiles where `wg64_wave` does, of 128 x 320 ones where
+/// `wg320_wave` does, and
 /// 64-row tiles' K ranges in a cluster where `wgh_k_cluster` does.
 /// Ping-pong tiles of 128 rows only when forced: since the cooperative
 /// kernels store their output with TMA, overlapped with the next tile, they
@@ -500,6 +517,9 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
     }
     if wg64_wave(m, n, k, batch, elem, sms, ops) {
         return Some(WgPlan { tile: WG[3], splits: 1, a_reg: false, cluster: 1, k_cluster: false });
+    }
+    if wg320_wave(m, n, k, batch, elem, sms) {
+        return Some(WgPlan { tile: WGX[0], splits: 1, a_reg: false, cluster: 1, k_cluster: false });
     }
     let mut best: Option<(f64, WgPlan)> = None;
     // Split K only where even the narrowest tiles leave half the SMs idle:
@@ -1217,6 +1237,18 @@ mod tests {
         assert!(wg64_wave(256, 4096, 4096, 1, 2, SMS, NK) && !wg64_wave(204, 4096, 4096, 1, 2, SMS, NK) && !wg64_wave(257, 4096, 4096, 1, 2, SMS, NK));
         assert!(!wg64_wave(256, 3328, 4096, 1, 2, SMS, NK) && !wg64_wave(256, 4225, 4096, 1, 2, SMS, NK) && !wg64_wave(256, 4096, 8192, 1, 2, SMS, NK));
         assert!(!wg64_wave(256, 4096, 4096, 1, 2, SMS, KN) && !wg64_wave(256, 4096, 4096, 2, 2, SMS, NK) && !wg64_wave(256, 4096, 4096, 1, 4, SMS, NK) && !wg64_wave(256, 4096, 1024, 1, 2, SMS, NK));
+        // One wave of 128 x 320 tiles where 256-wide ones need more (`wg320_wave`), both B layouts.
+        for (m, n, k) in [(512, 9216, 3072), (512, 10240, 8192), (384, 12288, 4096), (448, 9000, 3584), (256, 20480, 4096), (512, 10240, 2048)] {
+            for ops in [NK, KN] {
+                assert_eq!(wg_auto(m, n, k, 1, 2, SMS, ops).map(kc), Some((WGX[0], 1, false, 1)), "{m} x {n} x {k}");
+            }
+        }
+        // Not where 256-wide tiles make a wave (2048^3: 128), nor 320-wide
+        // ones more (1024 x 9216: 232), nor on one row of tiles, short K,
+        // batches, TF32.
+        for (m, n, k, batch, elem) in [(2048, 2048, 2048, 1, 2), (1024, 9216, 3072, 1, 2), (128, 40000, 4096, 1, 2), (512, 9216, 1024, 1, 2), (512, 9216, 3072, 2, 2), (512, 9216, 3072, 1, 4)] {
+            assert!(!wg320_wave(m, n, k, batch, elem, SMS), "{m} x {n} x {k} x {batch} x {elem}");
+        }
         // Short K stays unsplit (512^3, 1024^3: the cluster's fixed cost).
         for k in [512, 1024] {
             assert!(!wg_auto(k, k, k, 1, 2, SMS, KN).unwrap().k_cluster, "{k}");
@@ -1297,6 +1329,10 @@ mod tests {
         assert_eq!(wg_forced("wgh144k2", None, 64, 4096, 4096, 1, 2, SMS, NK).map(|p| (p.tile, p.splits, p.k_cluster)), Some((WGW[0], 2, true)));
         assert_eq!(wg_reg_forced("wgrh144", None, 64, 4096, 4096, 1, SMS), None);
         assert!(WGW.iter().all(|t| t.smem(2) <= 227 * 1024 && t.bn % 16 == 0 && t.pingpong && t.bm == WGH_BM));
+        // The 320-wide tile: 16-bit only, three stages and its output rounds in an SM.
+        assert_eq!(wg_forced("wg320", None, 512, 9216, 3072, 1, 2, SMS, KN).map(|p| p.tile), Some(WGX[0]));
+        assert_eq!(wg_forced("wg320", None, 512, 9216, 3072, 1, 4, SMS, NK), None);
+        assert!(WGX.iter().all(|t| t.smem(2) <= 227 * 1024 && !t.pingpong && t.bn > 256 && t.bn % 64 == 0));
         assert_eq!(wg_forced("wgh64", None, 4096, 4096, 4096, 1, 4, SMS, NK), None);
         assert_eq!((WGH[0].kind(), WGP[0].kind(), WG[0].kind()), ("wgh", "wgp", "wg"));
         // TF32 tiles keep the stages the 16-bit ones give up for the output tile.

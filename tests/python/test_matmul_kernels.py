@@ -647,7 +647,7 @@ def test_wide_tile_on_llm_shapes(kind, kernel_override):
     (N past a tile), a batch of two; both B layouts, and accumulating."""
     dtype = DT[kind]
     torch.manual_seed(14)
-    for variant in ["wg320", "wg320c2"]:
+    for variant in ["wg320", "wg320c2", "auto"]:  # (auto: plan.rs `wg320_wave` at 512 x 3072 x 9216)
         kernel_override("MYNS_MATMUL_KERNEL", variant)
         for bs, m, k, n in [(1, 512, 3072, 9216), (1, 1000, 4096, 4000), (2, 300, 1000, 1300)]:
             a = torch.randn(bs, m, k, dtype=dtype, device="cuda")
