@@ -307,6 +307,15 @@ fn wg_tiles(m: i64, n: i64, batch: i64, t: &WgTile) -> i64 {
 /// they order the --only half sweep's choices between 64-row tiles and
 /// split K right.
 const WGH128_EFF: f64 = 0.5;
+/// The 128 x 320 tile (16-bit, one product, unsplit) against the 256-wide
+/// one: 8192^3 ran at 0.96 of its speed (H200, bench/explore/wide320/).
+/// Where the model then takes it over two waves or more (a fuller last
+/// wave), it ran 6-17% faster than the plan before on the H200, both B
+/// layouts (`model-*-h200-21f722f.md`: 1024 x 8192 x 10240 0.85 -> 0.97-0.99
+/// of cuBLAS, 2048 x 5120 x 5120 0.79-0.84 -> 0.94-0.97, 2560 x 4096 x
+/// 4096 0.84 -> 0.95, 896 x 4096 x 11008 0.85 -> 0.95), and level on the
+/// rest (768 x 4096 x 6144, 1536 x 4096 x 3072, 2304 x 4096 x 2048).
+const WGX_EFF: f64 = 0.95;
 const WGH64_EFF: f64 = 0.35;
 
 /// Modelled time of a persistent Hopper launch on `t` with `splits` K
@@ -370,7 +379,8 @@ pub(crate) fn wg_cost(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, splits: i6
     let eff = match (t.bm, t.bn, t.pingpong) {
         (WGH_BM, 128, _) => WGH128_EFF,
         (WGH_BM, _, _) => WGH64_EFF,
-        (_, 256 | 320, _) => 1.0,
+        (_, 320, _) => WGX_EFF,
+        (_, 256, _) => 1.0,
         (_, 192, _) => 1.0,
         (_, 128, false) => 0.80,
         (_, 128, true) => 0.78,
@@ -500,7 +510,8 @@ pub(crate) fn wg320_wave(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64
 /// time, or `None` where the mma.sync kernels are expected to do better
 /// (few rows); 64-row tiles in whole waves where `wgh_wave` says so, one
 /// wave of 128 x 64 tiles where `wg64_wave` does, of 128 x 320 ones where
-/// `wg320_wave` does, and
+/// `wg320_wave` does (the model takes them too, one product, unsplit:
+/// `WGX_EFF`), and
 /// 64-row tiles' K ranges in a cluster where `wgh_k_cluster` does.
 /// Ping-pong tiles of 128 rows only when forced: since the cooperative
 /// kernels store their output with TMA, overlapped with the next tile, they
@@ -553,9 +564,10 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
     // K x N = 8192 x 2048: 0.89 of cuBLAS against 0.77).
     let fills = |bm: i64| 4 * cdiv(m, bm) * bm <= 5 * m;
     let half = WGH.iter().filter(|_| few && elem == 2 && (long_k || !fills(WG_BM)));
-    for t in WG.iter().chain(half) {
+    let wide = WGX.iter().filter(|_| elem == 2 && batch == 1);
+    for t in WG.iter().chain(wide).chain(half) {
         let count = wg_tiles(m, n, batch, t);
-        let max_splits = if count >= sms || !(few || long_k) { 1 } else { (sms / count).clamp(1, 16).min((k / 2048).max(1)) };
+        let max_splits = if count >= sms || !(few || long_k) || WGX.contains(t) { 1 } else { (sms / count).clamp(1, 16).min((k / 2048).max(1)) };
         for splits in 1..=max_splits {
             let c = wg_cost(t, m, n, k, batch, splits, sms, elem, ops, false);
             if best.as_ref().is_none_or(|(b, _)| c < *b * 0.999) {
@@ -1249,6 +1261,15 @@ mod tests {
         for (m, n, k, batch, elem) in [(2048, 2048, 2048, 1, 2), (1024, 9216, 3072, 1, 2), (128, 40000, 4096, 1, 2), (512, 9216, 1024, 1, 2), (512, 9216, 3072, 2, 2), (512, 9216, 3072, 1, 4)] {
             assert!(!wg320_wave(m, n, k, batch, elem, SMS), "{m} x {n} x {k} x {batch} x {elem}");
         }
+        // Two waves and more of 128 x 320 tiles where the model finds their
+        // last wave fuller (`WGX_EFF`); not on the report's large products.
+        for (m, n, k) in [(1024, 10240, 8192), (2048, 5120, 5120), (2560, 4096, 4096), (896, 11008, 4096)] {
+            assert_eq!(wg_auto(m, n, k, 1, 2, SMS, NK).map(|p| (p.tile, p.splits)), Some((WGX[0], 1)), "{m} x {n} x {k}");
+        }
+        for (m, n, k) in [(4096, 4096, 4096), (8192, 8192, 8192), (2048, 2048, 2048), (4096, 14336, 4096), (8192, 4096, 14336), (2048, 32000, 4096)] {
+            assert_ne!(wg_auto(m, n, k, 1, 2, SMS, NK).map(|p| p.tile), Some(WGX[0]), "{m} x {n} x {k}");
+        }
+        assert_ne!(wg_auto(1024, 10240, 8192, 2, 2, SMS, NK).map(|p| p.tile), Some(WGX[0])); // batches: not measured
         // Short K stays unsplit (512^3, 1024^3: the cluster's fixed cost).
         for k in [512, 1024] {
             assert!(!wg_auto(k, k, k, 1, 2, SMS, KN).unwrap().k_cluster, "{k}");

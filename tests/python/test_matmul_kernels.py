@@ -643,13 +643,14 @@ def test_wave_tiles_on_several_rows(kind, kernel_override):
 def test_wide_tile_on_llm_shapes(kind, kernel_override):
     """The 128 x 320 tile (`wg320`: two wgmmas a k-step, B's K-major tile in
     two TMA boxes) on products of many tiles, single and in pairs: 512 x
-    3072 x 9216 (116 tiles, the last column 256 wide), 1000 x 4096 x 4000
+    3072 x 9216 (116 tiles, the last column 256 wide), 1024 x 4096 x 5120
+    (two waves: the automatic plan's through the model), 1000 x 4096 x 4000
     (N past a tile), a batch of two; both B layouts, and accumulating."""
     dtype = DT[kind]
     torch.manual_seed(14)
     for variant in ["wg320", "wg320c2", "auto"]:  # (auto: plan.rs `wg320_wave` at 512 x 3072 x 9216)
         kernel_override("MYNS_MATMUL_KERNEL", variant)
-        for bs, m, k, n in [(1, 512, 3072, 9216), (1, 1000, 4096, 4000), (2, 300, 1000, 1300)]:
+        for bs, m, k, n in [(1, 512, 3072, 9216), (1, 1024, 4096, 5120), (1, 1000, 4096, 4000), (2, 300, 1000, 1300)]:
             a = torch.randn(bs, m, k, dtype=dtype, device="cuda")
             for b in [torch.randn(bs, k, n, dtype=dtype, device="cuda"), torch.randn(bs, n, k, dtype=dtype, device="cuda").transpose(1, 2)]:
                 poison(bs * m * n, dtype)
