@@ -564,7 +564,9 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
     // K x N = 8192 x 2048: 0.89 of cuBLAS against 0.77).
     let fills = |bm: i64| 4 * cdiv(m, bm) * bm <= 5 * m;
     let half = WGH.iter().filter(|_| few && elem == 2 && (long_k || !fills(WG_BM)));
-    let wide = WGX.iter().filter(|_| elem == 2 && batch == 1);
+    // (The 320-wide tile over several waves was measured with 128-byte
+    // aligned rows only; `wg320_wave` takes it on misaligned ones too.)
+    let wide = WGX.iter().filter(|_| elem == 2 && batch == 1 && !ops.misaligned);
     for t in WG.iter().chain(wide).chain(half) {
         let count = wg_tiles(m, n, batch, t);
         let max_splits = if count >= sms || !(few || long_k) || WGX.contains(t) { 1 } else { (sms / count).clamp(1, 16).min((k / 2048).max(1)) };
