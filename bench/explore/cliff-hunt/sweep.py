@@ -1,5 +1,5 @@
 """Cliff hunt: myns.matmul against torch.matmul over LLM weights the report
-does not cover, bf16, nn.Linear's layout (x @ W^T; --layout kn: x @ W with
+does not cover, bf16 (--dtype f16), nn.Linear's layout (x @ W^T; --layout kn: x @ W with
 W row-major), M from 1 to 4096.
 
 Each row: 3 interleaved rounds of do_bench medians (bench_matmul.bench_pair),
@@ -49,22 +49,23 @@ def main():
     ap.add_argument("--variants", default="", help="forced MYNS_MATMUL_KERNEL values to time beside auto (ratio to cuBLAS; nan: the shape cannot take it)")
     ap.add_argument("--shapes", default="", help="M,K,N;M,K,N;... instead of --ms x WEIGHTS")
     ap.add_argument("--layout", default="nk", choices=["nk", "kn"], help="nk: nn.Linear's W^T (default); kn: a row-major [K, N] weight")
+    ap.add_argument("--dtype", default="bf16", choices=["bf16", "f16"])
     args = ap.parse_args()
     ms = [int(x) for x in args.ms.split(",")]
     variants = [v for v in args.variants.split(",") if v]
-    print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}, commit {os.environ.get('MYNS_GIT_COMMIT', '?')}, weights {args.layout}")
+    print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}, commit {os.environ.get('MYNS_GIT_COMMIT', '?')}, weights {args.layout}, {args.dtype}")
     print("| model | M x K x N | myns TFLOP/s | torch TFLOP/s | ratio | err/bound (worst of auto and the variants) |" + "".join(f" {v} |" for v in variants))
     print("|---|---|---|---|---|---|" + "---|" * len(variants))
     todo = [(name, m, k, n) for name, k, n in WEIGHTS if not args.only or args.only in name for m in ms]
     if args.shapes:
         todo = [("", *map(int, s.split(","))) for s in args.shapes.split(";")]
     for name, m, k, n in todo:
-        a, b = bm.operands("bf16", 1, m, k, n, args.layout)
+        a, b = bm.operands(args.dtype, 1, m, k, n, args.layout)
         fns = {"myns": lambda: torch.ops.myns.matmul(a, b), "torch": lambda: torch.matmul(a, b)}
-        share, _ = bm.bound_share(torch.ops.myns.matmul(a, b), a, b, "bf16")
+        share, _ = bm.bound_share(torch.ops.myns.matmul(a, b), a, b, args.dtype)
         for v in variants:
             try:
-                vshare, _ = bm.bound_share(forced(v, a, b), a, b, "bf16")
+                vshare, _ = bm.bound_share(forced(v, a, b), a, b, args.dtype)
                 share = max(share, vshare)
                 fns[v] = lambda v=v: forced(v, a, b)
             except Exception as e:  # a variant this shape cannot take
