@@ -312,18 +312,6 @@ MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_NOTRANS, MYNS_N128)
 MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_NOTRANS, MYNS_N192)
 MYNS_WGMMA(float, "k8", "tf32.tf32", MYNS_NOTRANS, MYNS_N256)
 
-// N = 320 (the 128 x 320 tile, 16-bit): wgmma goes up to N = 256, so the
-// tile's B rows are two wgmmas', 192 and 128 wide, the second's B
-// descriptor `b2` units on (K-major: 192 rows; N-major: three 64-column
-// boxes) and its accumulators the last 64.
-template <typename T> struct Wgmma320 {
-  template <int TRANS_A, int TRANS_B>
-  static __device__ __forceinline__ void run(float (&d)[160], uint64_t da, uint64_t db, uint32_t b2) {
-    Wgmma<T, 192>::template run<TRANS_A, TRANS_B>(*reinterpret_cast<float(*)[96]>(&d[0]), da, db);
-    Wgmma<T, 128>::template run<TRANS_A, TRANS_B>(*reinterpret_cast<float(*)[64]>(&d[96]), da, desc_add(db, b2));
-  }
-};
-
 // wgmma m64nNk8 tf32 with A from registers (4 per thread, the layout of
 // mma.m16n8k8's A per warp, warp w holding rows 16w..16w+15) and B from
 // shared memory (K-major). The registers must stay untouched until the
@@ -382,16 +370,31 @@ __device__ __forceinline__ void wgmma_wait_all(float (&d)[MH][NACC]) {
     for (int i = 0; i < NACC; ++i) asm volatile("" : "+f"(d[h][i])::"memory");
 }
 
-// A_K / B_K: the operand is K-contiguous (else MN-contiguous; 16-bit types).
-// PP: ping-pong schedule (see the top of this file). A_REG (tf32 only,
-// cooperative or ping-pong on 64 rows): A is M-contiguous and goes through
-// registers. BM: the tile's rows, 128 or 64 (ping-pong).
+// ---- end of the PTX wrappers (tests/matmul_emulation/run.sh replaces
+// what is above from `MYNS_D8` on with its emulation of them).
+
 template <typename T>
 __device__ __forceinline__ uint32_t pack2(float x, float y) {
   auto v = Pair<T>::make(x, y);
   return *reinterpret_cast<uint32_t*>(&v);
 }
 
+// N = 320 (the 128 x 320 tile, 16-bit): wgmma goes up to N = 256, so the
+// tile's B rows are two wgmmas', 192 and 128 wide, the second's B
+// descriptor `b2` units on (K-major: 192 rows; N-major: three 64-column
+// boxes) and its accumulators the last 64.
+template <typename T> struct Wgmma320 {
+  template <int TRANS_A, int TRANS_B>
+  static __device__ __forceinline__ void run(float (&d)[160], uint64_t da, uint64_t db, uint32_t b2) {
+    Wgmma<T, 192>::template run<TRANS_A, TRANS_B>(*reinterpret_cast<float(*)[96]>(&d[0]), da, db);
+    Wgmma<T, 128>::template run<TRANS_A, TRANS_B>(*reinterpret_cast<float(*)[64]>(&d[96]), da, desc_add(db, b2));
+  }
+};
+
+// A_K / B_K: the operand is K-contiguous (else MN-contiguous; 16-bit types).
+// PP: ping-pong schedule (see the top of this file). A_REG (tf32 only,
+// cooperative or ping-pong on 64 rows): A is M-contiguous and goes through
+// registers. BM: the tile's rows, 128 or 64 (ping-pong).
 template <typename T, bool A_K, bool B_K, int BN, bool PP, bool A_REG, int BM, bool KC>
 __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMap* tmB, const CUtensorMap* tmC, const GemmParams& p) {
   using L = Tile<BN, PP, sizeof(T) == 2, BM>;

@@ -44,7 +44,7 @@ i, j = s.index("// ---- PTX wrappers"), s.rindex("}  // namespace myns")
 open(f"{work}/matmul_common.cuh", "w").write(s[:i] + '#include "emu_ptx.h"\n\n' + s[j:])
 s = open(f"{root}/kernels/matmul_sm90a.cu").read()
 s = cut(s, "// Launched as a programmatic dependent", "// Shared-memory matrix descriptor", '#include "emu_wg.h"\n\n')
-s = cut(s, "#define MYNS_D8(", "// A_K / B_K: the operand")
+s = cut(s, "#define MYNS_D8(", "// ---- end of the PTX wrappers")
 s = re.sub(r'\n[ \t]*asm volatile\("setmaxnreg[^\n]*', "", s)
 # Each block of a cluster has its own shared memory (wg_main.cc's windows).
 decl = "extern __shared__ __align__(1024) unsigned char smem_raw[];"

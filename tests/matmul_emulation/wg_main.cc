@@ -100,6 +100,8 @@ static const WgKern coop[2][4][4] = {{WG_LAY(wg, 256, bf16), WG_LAY(wg, 192, bf1
                                      {WG_LAY(wg, 256, f16), WG_LAY(wg, 192, f16), WG_LAY(wg, 128, f16), WG_LAY(wg, 64, f16)}};
 static const WgKern pingpong[2][2][4] = {{WG_LAY(wgp, 128, bf16), WG_LAY(wgp, 64, bf16)}, {WG_LAY(wgp, 128, f16), WG_LAY(wgp, 64, f16)}};
 static const WgKern half_rows[2][2][4] = {{WG_LAY(wgh, 128, bf16), WG_LAY(wgh, 64, bf16)}, {WG_LAY(wgh, 128, f16), WG_LAY(wgh, 64, f16)}};
+// The 320-wide cooperative tile (two wgmmas a k-step): 16-bit only.
+static const WgKern wide_coop[2][4] = {WG_LAY(wg, 320, bf16), WG_LAY(wg, 320, f16)};
 // The 144-wide 64-row tile: B K-major only (kk, mk).
 static const WgKern wide_rows[2][2] = {{mm_wgh144_bf16_kk, mm_wgh144_bf16_mk}, {mm_wgh144_f16_kk, mm_wgh144_f16_mk}};
 // Schedules: cooperative, ping-pong, ping-pong on 64-row tiles (wgh).
@@ -114,6 +116,10 @@ template <class T> WgKern pick(int bn, int pp, bool a_k, bool b_k, bool kc = fal
   if (bn == 144) {
     if (pp != PPH || !b_k || kc || std::is_same<T, float>::value) { fprintf(stderr, "no 144-wide kernel for this case\n"); abort(); }
     return wide_rows[std::is_same<T, __half>::value][a_k ? 0 : 1];
+  }
+  if (bn == 320) {
+    if (pp != COOP || kc || std::is_same<T, float>::value) { fprintf(stderr, "no 320-wide kernel for this case\n"); abort(); }
+    return wide_coop[std::is_same<T, __half>::value][(!a_k) * 2 + !b_k];
   }
   const int w = width_index(bn);
   if (kc && (pp || w == 0)) { fprintf(stderr, "no K-range cluster kernel for this tile\n"); abort(); }
@@ -161,7 +167,8 @@ void run_case(int bn, int pp, bool a_k, bool b_k, int batch, int M, int K, int N
   const bool tf32 = std::is_same<T, float>::value;  // float32 maps are TFLOAT32: the loads round
   CUtensorMap ta = a_k ? myns::emu_tensor_map(A.data(), K, M, batch, sam * es, bstride(sab, (uint64_t)M * sam), bk, bm, es, tf32)
                        : myns::emu_tensor_map(A.data(), M, K, batch, sak * es, bstride(sab, (uint64_t)K * sak), 64, bk, es);
-  CUtensorMap tb = b_k ? myns::emu_tensor_map(B.data(), K, N, batch, sbn * es, bstride(sbb, (uint64_t)N * sbn), bk, bn, es, tf32)
+  // (A K-major B tile over 256 rows, a TMA box's most, comes in two boxes.)
+  CUtensorMap tb = b_k ? myns::emu_tensor_map(B.data(), K, N, batch, sbn * es, bstride(sbb, (uint64_t)N * sbn), bk, bn > 256 ? bn / 2 : bn, es, tf32)
                        : myns::emu_tensor_map(B.data(), N, K, batch, sbk * es, bstride(sbb, (uint64_t)K * sbk), 64, bk, es);
   const unsigned tiles = (unsigned)(((M + bm - 1) / bm) * ((N + bn - 1) / bn) * batch * p.splits), grid = tiles < blocks ? tiles : blocks;
   launch(kern, grid * kcl, 1, ta, tb, p, kcl);
@@ -334,6 +341,17 @@ int main(int argc, char** argv) {
         run_case<float>(bn, false, true, true, s[0], s[1], s[2], s[3], utf, 1.0 / 2048);
       }
     }
+  // The 320-wide tile: every layout, both 16-bit types; edges in M, N (the
+  // last column of tiles 60 wide) and K; a batch; split K; the staged
+  // output copied out by the warps.
+  for (int lay = 0; lay < 4; ++lay) {
+    const bool a_k = lay < 2, b_k = lay % 2 == 0;
+    run_case<__nv_bfloat16>(320, COOP, a_k, b_k, 1, 130, 72, 700, ubf);
+    run_case<__half>(320, COOP, a_k, b_k, lay == 3 ? 2 : 1, 70, 100, 330, uh);
+  }
+  run_case<__nv_bfloat16>(320, COOP, true, true, 1, 1, 1, 1, ubf);
+  run_case<__half>(320, COOP, false, true, 1, 130, 300, 400, uh, 0, 3);
+  run_case<__nv_bfloat16>(320, COOP, true, false, 1, 70, 72, 650, ubf, 0, 1, 2, 2, 1);
   // Ping-pong, on 128- and 64-row tiles: several tiles per block, so the
   // consumers alternate (one block: every tile; two: interleaved), every
   // layout; 64-row tiles on M = 130 (three rows of tiles, the last of two
