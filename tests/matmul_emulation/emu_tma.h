@@ -16,6 +16,8 @@ inline unsigned char* emu_window();  // shared-memory window (addresses are offs
 // of dims 1 and 2, a box of b0 x b1 (x 1); tf32: element type TFLOAT32.
 inline CUtensorMap emu_tensor_map(const void* base, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t s1, uint64_t s2, uint32_t b0, uint32_t b1, int elem,
                                   bool tf32 = false) {
+  // (The driver refuses a box side over 256 elements.)
+  if (b0 > 256 || b1 > 256) { fprintf(stderr, "TMA box %u x %u: a side over 256\n", b0, b1); abort(); }
   CUtensorMap m; memset(&m, 0, sizeof m);
   EmuMap e{(const unsigned char*)base, {d0, d1, d2}, {s1, s2}, {b0, b1, 1}, elem, tf32};
   static_assert(sizeof(e) <= sizeof(m), "map");
