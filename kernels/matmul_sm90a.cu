@@ -380,14 +380,15 @@ __device__ __forceinline__ uint32_t pack2(float x, float y) {
 }
 
 // N = 320 (the 128 x 320 tile, 16-bit): wgmma goes up to N = 256, so the
-// tile's B rows are two wgmmas', 192 and 128 wide, the second's B
-// descriptor `b2` units on (K-major: 192 rows; N-major: three 64-column
-// boxes) and its accumulators the last 64.
-template <typename T> struct Wgmma320 {
+// tile's B rows are two wgmmas', 192 and 128 wide; the second's B starts
+// 192 rows on (K-major) or three 64-column boxes of BK lines on (N-major,
+// TRANS_B), and takes the last 64 accumulators.
+template <typename T> struct Wgmma<T, 320> {
   template <int TRANS_A, int TRANS_B>
-  static __device__ __forceinline__ void run(float (&d)[160], uint64_t da, uint64_t db, uint32_t b2) {
+  static __device__ __forceinline__ void run(float (&d)[160], uint64_t da, uint64_t db) {
+    constexpr uint32_t B2 = (TRANS_B ? 3 * (BK_BYTES / sizeof(T)) * 128 : 192 * 128) / 16;
     Wgmma<T, 192>::template run<TRANS_A, TRANS_B>(*reinterpret_cast<float(*)[96]>(&d[0]), da, db);
-    Wgmma<T, 128>::template run<TRANS_A, TRANS_B>(*reinterpret_cast<float(*)[64]>(&d[96]), da, desc_add(db, b2));
+    Wgmma<T, 128>::template run<TRANS_A, TRANS_B>(*reinterpret_cast<float(*)[64]>(&d[96]), da, desc_add(db, B2));
   }
 };
 
@@ -749,13 +750,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
             for (int kk = 0; kk < BK_BYTES / 32; ++kk) {
               const uint64_t db = desc_add(db0, su + kk * KSTEP_B);
 #pragma unroll
-              for (int h = 0; h < MH; ++h) {
-                if constexpr (BN == 320) {
-                  Wgmma320<T>::template run<!A_K, !B_K>(d[h], desc_add(da0[h], su + kk * KSTEP_A), db, (B_K ? 192 * 128 : 3 * BK * 128) / 16);
-                } else {
-                  Wgmma<T, BN>::template run<!A_K, !B_K>(d[h], desc_add(da0[h], su + kk * KSTEP_A), db);
-                }
-              }
+              for (int h = 0; h < MH; ++h) Wgmma<T, BN>::template run<!A_K, !B_K>(d[h], desc_add(da0[h], su + kk * KSTEP_A), db);
             }
           }
           wgmma_commit();
