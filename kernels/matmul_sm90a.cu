@@ -10,7 +10,9 @@
 //
 // Block tile BM x BN x (128 bytes of K), BM 128 (or 64: `mm_wgh*`), BN 256,
 // 192, 128 or 64 (and 320, 16-bit cooperative: `mm_wg320_*`, two wgmmas a
-// k-step; and 144 on 64 rows with B K-major, `mm_wgh144_*_{kk,mk}`;
+// k-step; 96, 112, 144, 160 and 176, 16-bit cooperative with B K-major,
+// `mm_wg<BN>_*_{kk,mk}`, which store from registers; and 144 on 64 rows with
+// B K-major, `mm_wgh144_*_{kk,mk}`;
 // src/gemm/tiles.rs, through gemm_tiles.h); three
 // warpgroups: warpgroup 0 is the producer (one thread issues the TMA
 // copies), warpgroups 1 and 2 the consumers. Two schedules: cooperative
@@ -41,7 +43,7 @@
 // through distributed shared memory: split K with no workspace, no fence
 // and no second pass (see the consumers' `kc` step).
 //
-// Output: cooperative 16-bit kernels with a unit-stride output
+// Output: cooperative 16-bit kernels (but the `WGQ` widths) with a unit-stride output
 // (`p.tma_store`, set by src/gemm/sm90.rs) write each consumer's 64 x BN
 // half into shared memory (the 256-wide tile in two rounds of 128 columns,
 // which leaves room for a fourth stage); with 16-byte aligned rows (1) they
@@ -121,9 +123,11 @@ template <int BN, bool PP, bool OUT16, int BM> struct Tile {
   // 16-byte boundary); C_HALF bytes per consumer. Cooperative TF32 tiles
   // spend that shared memory on more stages (WgTile::stages_for).
   static constexpr int TMA_COLS = MYNS_WG_TMA_COLS(BN), BULK_COLS = MYNS_WG_BULK_COLS(BN), C_PITCH = BULK_COLS * 2 + 16;
-  static_assert(PP || (BN % TMA_COLS == 0 && TMA_COLS % 64 == 0 && BN % BULK_COLS == 0 && BULK_COLS % 8 == 0), "staged rounds");
-  static constexpr int C_HALF = 64 * (TMA_COLS * 2 > C_PITCH ? TMA_COLS * 2 : C_PITCH);
-  static constexpr int C_BYTES = !PP && OUT16 ? 2 * C_HALF : 0;
+  // TMA_COLS 0 (`WGQ`: widths that are no multiple of 64): stored from registers.
+  static constexpr bool STAGED = !PP && OUT16 && TMA_COLS > 0;
+  static_assert(PP || TMA_COLS == 0 || (BN % TMA_COLS == 0 && TMA_COLS % 64 == 0 && BN % BULK_COLS == 0 && BULK_COLS % 8 == 0), "staged rounds");
+  static constexpr int C_HALF = TMA_COLS == 0 ? 0 : 64 * (TMA_COLS * 2 > C_PITCH ? TMA_COLS * 2 : C_PITCH);
+  static constexpr int C_BYTES = STAGED ? 2 * C_HALF : 0;
   static constexpr int STAGES = BASE_STAGES + (!PP && !OUT16 ? 2 * C_HALF / STAGE_BYTES : 0);
   // Cooperative tiles up to 128 wide: the producer publishes each work
   // item for the consumers (see `slot`; on the wider tiles that ran 1-4%
@@ -262,22 +266,30 @@ __device__ __forceinline__ uint64_t desc_add(uint64_t d, uint32_t units) {
 // divides v, else 6 (v = 18: the 144-wide tile), else all.
 constexpr int sum_group(int v) { return v % 8 == 0 ? 8 : v % 6 == 0 ? 6 : v; }
 
-// wgmma m64nNk16 (half types) or m64nNk8 (tf32), N in {64, 128, 144, 192, 256} (144: 16-bit only): both
+// wgmma m64nNk16 (half types) or m64nNk8 (tf32), N in {64, 96, 112, 128, 144, 160, 176, 192, 256} (96 to 176: 16-bit only): both
 // operands from shared memory through descriptors, N / 2 float accumulators
 // per thread. The instruction text needs literal operand numbers, so the
 // accumulator lists and the operands after them come in one bundle per N.
 #define MYNS_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
 #define MYNS_D32(i) MYNS_D8(i), MYNS_D8(i + 8), MYNS_D8(i + 16), MYNS_D8(i + 24)
 #define MYNS_R32 "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
+#define MYNS_R48 MYNS_R32 ",%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47"
+#define MYNS_R56 MYNS_R48 ",%48,%49,%50,%51,%52,%53,%54,%55"
 #define MYNS_R64 MYNS_R32 ",%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
 #define MYNS_R72 MYNS_R64 ",%64,%65,%66,%67,%68,%69,%70,%71"
+#define MYNS_R80 MYNS_R64 ",%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79"
+#define MYNS_R88 MYNS_R80 ",%80,%81,%82,%83,%84,%85,%86,%87"
 #define MYNS_R96 MYNS_R64 ",%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95"
 #define MYNS_R128 MYNS_R64 ",%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127"
 // N, accumulators, their register list, then the A and B descriptor,
 // scale-d and transpose-A/B operand numbers, then the accumulator operands.
 #define MYNS_N64 64, 32, MYNS_R32, "%32", "%33", "%34", "%35", "%36", MYNS_D32(0)
+#define MYNS_N96 96, 48, MYNS_R48, "%48", "%49", "%50", "%51", "%52", MYNS_D32(0), MYNS_D8(32), MYNS_D8(40)
+#define MYNS_N112 112, 56, MYNS_R56, "%56", "%57", "%58", "%59", "%60", MYNS_D32(0), MYNS_D8(32), MYNS_D8(40), MYNS_D8(48)
 #define MYNS_N128 128, 64, MYNS_R64, "%64", "%65", "%66", "%67", "%68", MYNS_D32(0), MYNS_D32(32)
 #define MYNS_N144 144, 72, MYNS_R72, "%72", "%73", "%74", "%75", "%76", MYNS_D32(0), MYNS_D32(32), MYNS_D8(64)
+#define MYNS_N160 160, 80, MYNS_R80, "%80", "%81", "%82", "%83", "%84", MYNS_D32(0), MYNS_D32(32), MYNS_D8(64), MYNS_D8(72)
+#define MYNS_N176 176, 88, MYNS_R88, "%88", "%89", "%90", "%91", "%92", MYNS_D32(0), MYNS_D32(32), MYNS_D8(64), MYNS_D8(72), MYNS_D8(80)
 #define MYNS_N192 192, 96, MYNS_R96, "%96", "%97", "%98", "%99", "%100", MYNS_D32(0), MYNS_D32(32), MYNS_D32(64)
 #define MYNS_N256 256, 128, MYNS_R128, "%128", "%129", "%130", "%131", "%132", MYNS_D32(0), MYNS_D32(32), MYNS_D32(64), MYNS_D32(96)
 #define MYNS_TRANS(TA, TB) ", " TA ", " TB
@@ -298,11 +310,19 @@ template <typename T, int N> struct Wgmma;
 MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_TRANS, MYNS_N64)
 MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_TRANS, MYNS_N128)
 MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_TRANS, MYNS_N144)
+MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_TRANS, MYNS_N96)
+MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_TRANS, MYNS_N112)
+MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_TRANS, MYNS_N160)
+MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_TRANS, MYNS_N176)
 MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_TRANS, MYNS_N192)
 MYNS_WGMMA(__nv_bfloat16, "k16", "bf16.bf16", MYNS_TRANS, MYNS_N256)
 MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_TRANS, MYNS_N64)
 MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_TRANS, MYNS_N128)
 MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_TRANS, MYNS_N144)
+MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_TRANS, MYNS_N96)
+MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_TRANS, MYNS_N112)
+MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_TRANS, MYNS_N160)
+MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_TRANS, MYNS_N176)
 MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_TRANS, MYNS_N192)
 MYNS_WGMMA(__half, "k16", "f16.f16", MYNS_TRANS, MYNS_N256)
 // TF32: float32 operands in shared memory, of which the tensor cores read the
@@ -879,7 +899,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
 
       // Accumulator layout (per warp: 16 rows): d[4j + {0,1}] row g, cols 8j + 2t + {0,1};
       // d[4j + {2,3}] row g + 8 (A_REG: rows pr and pr + 1).
-      if constexpr (!PP && !A_REG && sizeof(T) == 2) {
+      if constexpr (L::STAGED && !A_REG) {
         if (p.tma_store) {
           const uint32_t cbuf = c_base + cw * L::C_HALF;  // 1024-aligned (C_HALF is a multiple of 1024)
           const bool leader = tid % 128 == 0;
@@ -1141,8 +1161,15 @@ using myns::GemmParams;
 #define MYNS_WG_COOP16(BN, STAGES)                                       \
   MYNS_WG_LAYOUTS(wg, false, BN, bf16, __nv_bfloat16, MYNS_WG_BM, false) \
   MYNS_WG_LAYOUTS(wg, false, BN, f16, __half, MYNS_WG_BM, false)
+// The cooperative widths of one wave (WGQ): 16-bit, B K-major only.
+#define MYNS_WG_QUANT(BN, STAGES)                                                                 \
+  MYNS_WG_ONE(mm_wg##BN##_bf16_kk, __nv_bfloat16, true, true, BN, false, false, MYNS_WG_BM, false) \
+  MYNS_WG_ONE(mm_wg##BN##_bf16_mk, __nv_bfloat16, false, true, BN, false, false, MYNS_WG_BM, false) \
+  MYNS_WG_ONE(mm_wg##BN##_f16_kk, __half, true, true, BN, false, false, MYNS_WG_BM, false)          \
+  MYNS_WG_ONE(mm_wg##BN##_f16_mk, __half, false, true, BN, false, false, MYNS_WG_BM, false)
 MYNS_WG_TILES(MYNS_WG_COOP)
 MYNS_WGX_TILES(MYNS_WG_COOP16)
+MYNS_WGQ_TILES(MYNS_WG_QUANT)
 MYNS_WGP_TILES(MYNS_WG_PINGPONG)
 MYNS_WGH_TILES(MYNS_WG_HALF)
 MYNS_WGW_TILES(MYNS_WG_WAVE)

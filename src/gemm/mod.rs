@@ -29,7 +29,8 @@
 //! once in `tiles`. `MYNS_MATMUL_KERNEL` (read once; `myns.set_override` in
 //! tests) forces a choice for testing and tuning: `generic`, a tile name
 //! (`256`, `128`, `64`, `16`; float32 on the FP64 tensor cores: `x128`), a Hopper tile (`wg` with its automatic width,
-//! `wg256`, `wg192`, `wg128`, `wg64`; ping-pong `wgp`, `wgp128`, `wgp64`, on
+//! `wg256`, `wg192`, `wg128`, `wg64`, `wg320`; for one wave, 16-bit with B
+//! K-major, `wg96`, `wg112`, `wg144`, `wg160`, `wg176`; ping-pong `wgp`, `wgp128`, `wgp64`, on
 //! 64-row tiles `wgh128`, `wgh64`, `wgh144` (16-bit, B K-major); TF32's
 //! register-A form `wgr`, `wgr256`, ...; a Hopper tile ending in `c2` or
 //! `c1` runs in pairs of blocks or alone: `wg256c2`), optionally with a
@@ -179,7 +180,7 @@ struct WgKernels {
     tf32_reg: Option<Kernel>,
 }
 
-// TC_F16, TC_BF16, TC_TF32, TC_X64, SIMT_F32, WG_KERNELS, WGX_KERNELS, WGP_KERNELS, WGH_KERNELS, WGW_KERNELS, WGK_KERNELS, SKINNY_KERNELS, SKINNY_TMA_KERNELS,
+// TC_F16, TC_BF16, TC_TF32, TC_X64, SIMT_F32, WG_KERNELS, WGX_KERNELS, WGQ_KERNELS, WGP_KERNELS, WGH_KERNELS, WGW_KERNELS, WGK_KERNELS, SKINNY_KERNELS, SKINNY_TMA_KERNELS,
 // in the order of the tables in `tiles`.
 include!(concat!(env!("OUT_DIR"), "/gemm_kernels.rs"));
 

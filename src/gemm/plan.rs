@@ -4,7 +4,7 @@
 //! `mod.rs`, `sm90.rs` and `skinny.rs` only carries plans out.
 
 use super::tiles::{
-    Tile, WgTile, SKINNY_CLUSTERS, SKINNY_MAX_M, skinny_tma_built, SKINNY_NW, SKINNY_TMA_MAX_M, SKINNY_TMA_MT, SKINNY_TMA_STAGES, SKINNY_WARPS, WG, WGH, WGH_ALL, WGH_BM, WGK, WGP, WGW, WGX, WG_ALL, WG_BM, WG_BK_BYTES,
+    Tile, WgTile, SKINNY_CLUSTERS, SKINNY_MAX_M, skinny_tma_built, SKINNY_NW, SKINNY_TMA_MAX_M, SKINNY_TMA_MT, SKINNY_TMA_STAGES, SKINNY_WARPS, WG, WGH, WGH_ALL, WGH_BM, WGK, WGP, WGQ, WGW, WGX, WG_ALL, WG_BM, WG_BK_BYTES,
 };
 
 /// Ceiling division of non-negative numbers.
@@ -509,13 +509,35 @@ pub(crate) fn wg320_wave(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64
     elem == 2 && batch == 1 && k >= 2048 && cdiv(m, WG_BM) >= 2 && wg_tiles(m, n, batch, &WGX[0]) <= sms && wg_tiles(m, n, batch, &WG[0]) > sms
 }
 
+/// The cooperative tile of one wave for a 16-bit product of two to four
+/// rows of 128-row tiles, at least 80% full (one product, K of 2048 or
+/// more; where measured: at eight rows, 1024 x 32000 x 2048 (M x K x N),
+/// one wave of 128 x 128 tiles had run 19% slower on the H100 than the
+/// model's 256-wide tiles in two K ranges): of the cooperative widths from 96 up (`WGQ`'s where B is K-major
+/// and no operand is misaligned; 64 only through `wg64_wave`), the one whose tiles come closest to the SMs'
+/// count without passing it, where that is 90% of them or more (ties: the
+/// wider); run unsplit, single blocks. `None` elsewhere. cuBLAS runs such
+/// products on one wave of tiles 96 to 168 wide (H200,
+/// bench/explore/mid-waves/), where the model chose wider tiles in under a
+/// wave, or in split K ranges, at 0.75-0.86 of cuBLAS's speed.
+pub(crate) fn wg_one_wave(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> Option<WgTile> {
+    let rows = cdiv(m, WG_BM);
+    if elem != 2 || batch != 1 || k < 2048 || !(2..=4).contains(&rows) || 4 * rows * WG_BM > 5 * m {
+        return None;
+    }
+    let quant = WGQ.iter().filter(|_| ops.b_k && !ops.misaligned);
+    let count = |t: &WgTile| wg_tiles(m, n, batch, t);
+    let best = WG[..3].iter().chain(WGX.iter()).chain(quant).filter(|t| count(t) <= sms).max_by_key(|t| (count(t), t.bn))?;
+    (10 * count(best) >= 9 * sms).then_some(*best)
+}
+
 /// The automatic Hopper plan for 16-bit types (and TF32's K-major copies:
 /// `elem` 4): the cooperative tile and split count with the least modelled
 /// time, or `None` where the mma.sync kernels are expected to do better
 /// (few rows); 64-row tiles in whole waves where `wgh_wave` says so, one
 /// wave of 128 x 64 tiles where `wg64_wave` does, of 128 x 320 ones where
 /// `wg320_wave` does (the model takes them too, one product, unsplit:
-/// `WGX_EFF`), and
+/// `WGX_EFF`), of the width `wg_one_wave` names, and
 /// 64-row tiles' K ranges in a cluster where `wgh_k_cluster` does.
 /// Ping-pong tiles of 128 rows only when forced: since the cooperative
 /// kernels store their output with TMA, overlapped with the next tile, they
@@ -535,6 +557,9 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
     }
     if wg320_wave(m, n, k, batch, elem, sms) {
         return Some(WgPlan { tile: WGX[0], splits: 1, a_reg: false, cluster: 1, k_cluster: false });
+    }
+    if let Some(tile) = wg_one_wave(m, n, k, batch, elem, sms, ops) {
+        return Some(WgPlan { tile, splits: 1, a_reg: false, cluster: 1, k_cluster: false });
     }
     let mut best: Option<(f64, WgPlan)> = None;
     // Split K only where even the narrowest tiles leave half the SMs idle:
@@ -680,6 +705,9 @@ pub(crate) fn wg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64,
     }
     if WGX.contains(&tile) && elem != 2 {
         return None; // `wg320` is 16-bit only
+    }
+    if WGQ.contains(&tile) && (elem != 2 || !ops.b_k) {
+        return None; // `wg96` to `wg176`: 16-bit, B K-major only
     }
     let cluster = cluster.unwrap_or_else(|| wg_cluster_auto(&tile, m, n, k, batch, sms, ops)).min(wg_cluster(&tile, m));
     with_k_cluster(WgPlan { tile, splits: splits.unwrap_or(1), a_reg: false, cluster, k_cluster: false }, ranges)
@@ -1346,6 +1374,28 @@ mod tests {
         // 64-row tiles: named `wgh`, ping-pong, in pairs only when forced, no TF32 kernels.
         assert_eq!(wg_forced("wgh64", Some(2), 128, 4096, 4096, 1, 2, SMS, KN).map(|p| (p.tile, p.splits, p.cluster)), Some((WGH[1], 2, 1)));
         assert_eq!(wg_forced("wgh128c2", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(|p| (p.tile, p.cluster)), Some((WGH[0], 2)));
+        // One wave of the cooperative width whose tiles come closest to the
+        // SMs, 90% of them or more (`wg_one_wave`): the `WGQ` widths with B
+        // K-major, the others either way; unsplit, single blocks.
+        let width = |bn: i64| *WG_ALL.iter().find(|t| t.bn == bn).unwrap();
+        for (m, n, k, bn) in [(256, 9216, 3072, 144), (512, 4608, 3584, 144), (500, 4600, 3584, 144), (256, 6144, 4096, 96), (512, 3072, 8192, 96), (512, 3584, 18944, 112), (256, 10240, 8192, 160), (256, 11008, 4096, 176), (512, 4096, 11008, 128)] {
+            assert_eq!(wg_auto(m, n, k, 1, 2, SMS, NK).map(kc), Some((width(bn), 1, false, 1)), "{m} x {n} x {k}");
+        }
+        assert_eq!(wg_one_wave(512, 4096, 11008, 1, 2, SMS, KN), Some(WG[2]));
+        assert_eq!(wg_one_wave(256, 9216, 3072, 1, 2, SMS, KN), None, "96 tiles of 192");
+        assert_eq!(wg_one_wave(256, 9216, 3072, 1, 2, SMS, KN_OFF), None);
+        assert_eq!(wg_one_wave(256, 9216, 3072, 1, 2, SMS, Operands { b_k: true, misaligned: true }), None);
+        // Not on one row of tiles nor over four, rows under 80% full, short K, batches,
+        // TF32, under 90% of a wave (256 x 14336: 112 tiles of 256), nor where
+        // 128 x 64 tiles would be the closest (`wg64_wave`'s).
+        for (m, n, k, batch, elem) in [(128, 18944, 4096, 1, 2), (1024, 2048, 32000, 1, 2), (200, 9216, 3072, 1, 2), (256, 9216, 1024, 1, 2), (256, 9216, 3072, 2, 2), (256, 9216, 3072, 1, 4), (256, 14336, 4096, 1, 2), (256, 4096, 8192, 1, 2)] {
+            assert_eq!(wg_one_wave(m, n, k, batch, elem, SMS, NK), None, "{m} x {n} x {k} x {batch} x {elem}");
+        }
+        // The `WGQ` widths: 16-bit, B K-major only; pairs and split K too.
+        assert_eq!(wg_forced("wg144c2", Some(3), 512, 4608, 3584, 1, 2, SMS, NK).map(|p| (p.tile, p.cluster, p.splits)), Some((width(144), 2, 3)));
+        assert_eq!(wg_forced("wg96", None, 256, 6144, 4096, 1, 2, SMS, KN), None);
+        assert_eq!(wg_forced("wg96", None, 256, 6144, 4096, 1, 4, SMS, NK), None);
+        assert!(WGQ.iter().all(|t| t.smem(2) <= 227 * 1024 && !t.pingpong && t.out_bytes(2) == 0 && t.bn % 16 == 0 && t.bn % 64 != 0));
         // Pairs need two rows of tiles: M = 128 has two of 64 rows, one of 128.
         assert_eq!(wg_forced("wgh64c2", None, 128, 4096, 4096, 1, 2, SMS, NK).map(|p| (p.tile, p.cluster)), Some((WGH[1], 2)));
         assert_eq!(wg_forced("wgh64c2", None, 64, 4096, 4096, 1, 2, SMS, NK).map(|p| p.cluster), Some(1));

@@ -11,8 +11,8 @@
 
 use super::pack::{self, Operand};
 use super::plan::{self, cdiv, operand_layout, Force, Layout, WgPlan};
-use super::tiles::{WG, WGH, WGK, WGP, WGW, WGX, WG_THREADS};
-use super::{set_splits, GemmParams, SplitSum, WGH_KERNELS, WGK_KERNELS, WGP_KERNELS, WGW_KERNELS, WGX_KERNELS, WG_KERNELS};
+use super::tiles::{WG, WGH, WGK, WGP, WGQ, WGW, WGX, WG_THREADS};
+use super::{set_splits, GemmParams, SplitSum, WGH_KERNELS, WGK_KERNELS, WGP_KERNELS, WGQ_KERNELS, WGW_KERNELS, WGX_KERNELS, WG_KERNELS};
 use crate::cuda::{self, DeviceInfo};
 use crate::overrides::{self, Knob};
 use crate::types::{DType, Error, Result};
@@ -251,6 +251,7 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     // reduce-add: in (2) the threads store each row's unaligned ends, which
     // would need loading first.
     let staged = !plan.tile.pingpong
+        && plan.tile.tma_cols > 0 // (`WGQ` stores from registers)
         && !plan.a_reg
         && dtype != DType::F32
         && (q.beta == 0 || tma_ok)
@@ -303,6 +304,12 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
         _ if plan.k_cluster => (&WGK[..], &WGK_KERNELS[..]),
         "wgp" => (&WGP[..], &WGP_KERNELS[..]),
         "wg" if WGX.contains(&plan.tile) => (&WGX[..], &WGX_KERNELS[..]),
+        "wg" if WGQ.contains(&plan.tile) => {
+            if !b_k {
+                return Err(Error::runtime(format!("no Hopper kernel of tile {:?} reads an N-major B", plan.tile)));
+            }
+            (&WGQ[..], &WGQ_KERNELS[..])
+        }
         _ => (&WG[..], &WG_KERNELS[..]),
     };
     let Some(width) = list.iter().position(|t| *t == plan.tile) else {

@@ -127,8 +127,19 @@ pub const WG: [WgTile; 4] = [
 /// SMs, where 128 x 192 ones make 192, 1.45 waves (cuBLAS runs
 /// `nvjet_sm90_tst_320x128_64x3` there).
 pub const WGX: [WgTile; 1] = [wg(320, 3, false, 64, 64)];
-/// Every cooperative tile of the `wg` kernels: `WG`, then `WGX`.
-pub const WG_ALL: [WgTile; 5] = [WG[0], WG[1], WG[2], WG[3], WGX[0]];
+/// Cooperative tiles whose widths make one wave of tiles where the `WG`
+/// widths come a little over or well under one (`wg96` to `wg176`, 16-bit,
+/// B K-major only: an N-major B tile is loaded in 64-column boxes). With 2
+/// or 4 rows of tiles, 128 of them on 132 SMs: 256 x 6144 and 512 x 3072 on
+/// 96-wide tiles, 512 x 3584 on 112, 256 x 9216 and 512 x 4608 on 144, 256
+/// x 10240 on 160, 256 x 11008 on 176 (126), where cuBLAS runs 96- to
+/// 168-wide tiles (`nvjet_sm90_tst_144x128_64x6`, H200). They store their
+/// output from registers (`tma_cols` 0: the staged rounds are 64-column
+/// TMA boxes), which costs little on one wave, with no next tile's main
+/// loop to overlap; that leaves their shared memory to as many stages as fit.
+pub const WGQ: [WgTile; 5] = [wg(96, 8, false, 0, 0), wg(112, 7, false, 0, 0), wg(144, 6, false, 0, 0), wg(160, 6, false, 0, 0), wg(176, 5, false, 0, 0)];
+/// Every cooperative tile of the `wg` kernels: `WG`, `WGX`, then `WGQ`.
+pub const WG_ALL: [WgTile; 10] = [WG[0], WG[1], WG[2], WG[3], WGX[0], WGQ[0], WGQ[1], WGQ[2], WGQ[3], WGQ[4]];
 /// Ping-pong tiles (`wgp128`, `wgp64`).
 pub const WGP: [WgTile; 2] = [wg(128, 6, true, 128, 128), wg(64, 8, true, 64, 64)];
 /// Ping-pong tiles of 64 rows (`wgh128`, `wgh64`: 64 x 128, 64 x 64), for
@@ -168,8 +179,12 @@ impl WgTile {
     /// The shared memory a cooperative 16-bit kernel stages its output in:
     /// per consumer, 64 rows of `tma_cols` columns for TMA stores, or of
     /// `bulk_cols` columns and 16 bytes more (a row whose global start is off
-    /// a 16-byte boundary is shifted by that offset) for the warps' copies.
+    /// a 16-byte boundary is shifted by that offset) for the warps' copies;
+    /// none where `tma_cols` is 0 (`WGQ`: stored from registers).
     pub const fn out_region(&self) -> i64 {
+        if self.tma_cols == 0 {
+            return 0;
+        }
         let tma = self.tma_cols * 2;
         let bulk = self.bulk_cols * 2 + 16;
         WG_BM * if tma > bulk { tma } else { bulk }
@@ -275,7 +290,7 @@ pub fn header() -> String {
     h += &tc_list("MYNS_TC_TF32_TILES", &TC_TF32);
     h += &tc_list("MYNS_TC_X64_TILES", &TC_X64);
     h += &tc_list("MYNS_SIMT_TILES", &SIMT);
-    for (name, list) in [("MYNS_WG_TILES", &WG[..]), ("MYNS_WGX_TILES", &WGX[..]), ("MYNS_WGP_TILES", &WGP[..]), ("MYNS_WGH_TILES", &WGH[..]), ("MYNS_WGW_TILES", &WGW[..]), ("MYNS_WGK_TILES", &WGK[..])] {
+    for (name, list) in [("MYNS_WG_TILES", &WG[..]), ("MYNS_WGX_TILES", &WGX[..]), ("MYNS_WGQ_TILES", &WGQ[..]), ("MYNS_WGP_TILES", &WGP[..]), ("MYNS_WGH_TILES", &WGH[..]), ("MYNS_WGW_TILES", &WGW[..]), ("MYNS_WGK_TILES", &WGK[..])] {
         let rows: Vec<String> = list.iter().map(|t| format!("X({}, {})", t.bn, t.stages)).collect();
         h += &format!("#define {name}(X) {}\n", rows.join(" "));
     }
@@ -329,7 +344,7 @@ pub fn rust_kernels() -> String {
         let half = |dt: &str| layouts(&format!("mm_{kind}{}_{dt}", t.bn)).replace("{M}", "MATMUL_SM90A");
         let kernel = |name: String| format!("Some(crate::cuda::Kernel::new(&crate::kernels::MATMUL_SM90A, \"{name}\"))");
         let (kk, reg) = match kind {
-            "wg" if WGX.contains(t) => ("None".to_string(), "None".to_string()),
+            "wg" if WGX.contains(t) || WGQ.contains(t) => ("None".to_string(), "None".to_string()),
             "wg" => (kernel(format!("mm_wg{}_tf32_kk", t.bn)), kernel(format!("mm_wgr{}_tf32", t.bn))),
             "wgk" => (kernel(format!("mm_wgk{}_tf32_kk", t.bn)), kernel(format!("mm_wgrk{}_tf32", t.bn))),
             "wgh" if WGW.contains(t) => ("None".to_string(), "None".to_string()),
@@ -339,9 +354,9 @@ pub fn rust_kernels() -> String {
         format!("WgKernels {{ bf16: {}, f16: {}, tf32_kk: {kk}, tf32_reg: {reg} }}", half("bf16"), half("f16"))
     };
     // WGW: bf16 and f16 with B K-major only (`kk`, `mk`; the `kn`, `mn`
-    // names are not built, and sm90::launch refuses them), no TF32. WGX:
-    // bf16 and f16, no TF32.
-    for (name, list, kc) in [("WG_KERNELS", &WG[..], false), ("WGX_KERNELS", &WGX[..], false), ("WGP_KERNELS", &WGP[..], false), ("WGH_KERNELS", &WGH[..], false), ("WGW_KERNELS", &WGW[..], false), ("WGK_KERNELS", &WGK[..], true)] {
+    // names are not built, and sm90::launch refuses them), no TF32; WGQ
+    // likewise. WGX: bf16 and f16, no TF32.
+    for (name, list, kc) in [("WG_KERNELS", &WG[..], false), ("WGX_KERNELS", &WGX[..], false), ("WGQ_KERNELS", &WGQ[..], false), ("WGP_KERNELS", &WGP[..], false), ("WGH_KERNELS", &WGH[..], false), ("WGW_KERNELS", &WGW[..], false), ("WGK_KERNELS", &WGK[..], true)] {
         let rows: Vec<String> = list.iter().map(|t| wg(t, kc)).collect();
         r += &format!("static {name}: [WgKernels; {}] = [{}];\n", list.len(), rows.join(", "));
     }

@@ -104,6 +104,11 @@ static const WgKern half_rows[2][2][4] = {{WG_LAY(wgh, 128, bf16), WG_LAY(wgh, 6
 static const WgKern wide_coop[2][4] = {WG_LAY(wg, 320, bf16), WG_LAY(wg, 320, f16)};
 // The 144-wide 64-row tile: B K-major only (kk, mk).
 static const WgKern wide_rows[2][2] = {{mm_wgh144_bf16_kk, mm_wgh144_bf16_mk}, {mm_wgh144_f16_kk, mm_wgh144_f16_mk}};
+// The cooperative widths of one wave (96 to 176): 16-bit, B K-major only (kk, mk).
+#define WG_QK(BN, dt) {mm_wg##BN##_##dt##_kk, mm_wg##BN##_##dt##_mk}
+static const WgKern quant[2][5][2] = {{WG_QK(96, bf16), WG_QK(112, bf16), WG_QK(144, bf16), WG_QK(160, bf16), WG_QK(176, bf16)},
+                                      {WG_QK(96, f16), WG_QK(112, f16), WG_QK(144, f16), WG_QK(160, f16), WG_QK(176, f16)}};
+static int quant_index(int bn) { return bn == 96 ? 0 : bn == 112 ? 1 : bn == 144 ? 2 : bn == 160 ? 3 : bn == 176 ? 4 : -1; }
 // Schedules: cooperative, ping-pong, ping-pong on 64-row tiles (wgh).
 enum { COOP = 0, PP = 1, PPH = 2 };
 static const WgKern tf32_kk[4] = {mm_wg256_tf32_kk, mm_wg192_tf32_kk, mm_wg128_tf32_kk, mm_wg64_tf32_kk};
@@ -113,6 +118,10 @@ static const WgKern kcoop[2][3][4] = {{WG_LAY(wgk, 192, bf16), WG_LAY(wgk, 128, 
 static const WgKern ktf32_kk[3] = {mm_wgk192_tf32_kk, mm_wgk128_tf32_kk, mm_wgk64_tf32_kk};
 static int width_index(int bn) { return bn == 256 ? 0 : bn == 192 ? 1 : bn == 128 ? 2 : 3; }
 template <class T> WgKern pick(int bn, int pp, bool a_k, bool b_k, bool kc = false) {
+  if (quant_index(bn) >= 0 && pp == COOP) {
+    if (!b_k || kc || std::is_same<T, float>::value) { fprintf(stderr, "no %d-wide cooperative kernel for this case\n", bn); abort(); }
+    return quant[std::is_same<T, __half>::value][quant_index(bn)][a_k ? 0 : 1];
+  }
   if (bn == 144) {
     if (pp != PPH || !b_k || kc || std::is_same<T, float>::value) { fprintf(stderr, "no 144-wide kernel for this case\n"); abort(); }
     return wide_rows[std::is_same<T, __half>::value][a_k ? 0 : 1];
@@ -375,6 +384,18 @@ int main(int argc, char** argv) {
   run_case<__half>(144, PPH, false, true, 2, 70, 70, 150, uh, 0, 1, 3);
   run_case<__nv_bfloat16>(144, PPH, false, true, 1, 64, 330, 100, ubf, 0, 3, 2);
   run_case<__half>(144, PPH, true, true, 1, 1, 1, 1, uh);
+  // The cooperative widths of one wave (B K-major, output stored from
+  // registers): both A layouts and 16-bit types, the edges in M, N (past
+  // a tile and inside one) and K, batches, one element, split K (112: 14
+  // float4s a thread summed at once; 144: 6 at a time).
+  for (int bn : {96, 112, 144, 160, 176}) {
+    run_case<__nv_bfloat16>(bn, COOP, bn % 32 == 0, true, 1, 130, 136, 2 * bn + 13, ubf, 0, 1, 2);
+    run_case<__half>(bn, COOP, bn % 32 != 0, true, 2, 70, 70, bn + 1, uh, 0, 1, 3);
+  }
+  run_case<__half>(96, COOP, true, true, 1, 1, 1, 1, uh);
+  run_case<__nv_bfloat16>(112, COOP, true, true, 1, 64, 330, 200, ubf, 0, 4, 2);
+  run_case<__nv_bfloat16>(144, COOP, false, true, 1, 130, 330, 300, ubf, 0, 3, 2);
+  run_case<__half>(176, COOP, true, true, 2, 200, 200, 190, uh, 0, 2, 3);
   // Split-K (persistent blocks walking splits and batches).
   run_case<__nv_bfloat16>(256, false, true, false, 2, 130, 300, 260, ubf, 0, 3);
   run_case<__half>(128, false, false, true, 1, 200, 330, 513, uh, 0, 4);
