@@ -509,35 +509,66 @@ pub(crate) fn wg320_wave(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64
     elem == 2 && batch == 1 && k >= 2048 && cdiv(m, WG_BM) >= 2 && wg_tiles(m, n, batch, &WGX[0]) <= sms && wg_tiles(m, n, batch, &WG[0]) > sms
 }
 
-/// The cooperative tile of one wave for a 16-bit product of two to four
-/// rows of 128-row tiles, at least 80% full (one product, K of 2048 or
-/// more; where measured: at eight rows, 1024 x 32000 x 2048 (M x K x N),
-/// one wave of 128 x 128 tiles had run 19% slower on the H100 than the
-/// model's 256-wide tiles in two K ranges): of the cooperative widths from 96 up (`WGQ`'s where B is K-major
-/// and no operand is misaligned; 64 only through `wg64_wave`), the one whose tiles come closest to the SMs'
-/// count without passing it, where that is 90% of them or more (ties: the
-/// wider); run unsplit, single blocks. `None` elsewhere. cuBLAS runs such
-/// products on one wave of tiles 96 to 168 wide (H200,
-/// bench/explore/mid-waves/), where the model chose wider tiles in under a
-/// wave, or in split K ranges, at 0.75-0.86 of cuBLAS's speed.
-pub(crate) fn wg_one_wave(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> Option<WgTile> {
+/// Speed per output column of one block on a cooperative tile of width
+/// `bn`, relative to the 96-wide one, as `wg_waves` weighs them: fitted to
+/// the H200's kernel times of every width forced on 17 products of 256 to
+/// 512 rows (bench/explore/mid-waves/, `widths-*` and `waves-*`: wider
+/// tiles reuse each A tile over more columns, up to 192).
+fn wave_eff(bn: i64) -> f64 {
+    match bn {
+        96 => 1.0,
+        112 => 1.04,
+        128 => 1.08,
+        144 => 1.18,
+        160 => 1.25,
+        176 => 1.28,
+        192 => 1.32,
+        256 => 1.30,
+        _ => 1.25,
+    }
+}
+
+/// The cooperative tile for a 16-bit product of two to four rows of
+/// 128-row tiles, at least 80% full (one product, K of 2048 or more, no
+/// misaligned operand), where one of the widths from 96 up (`WGQ`'s where B
+/// is K-major) makes its tiles in at most two waves: the one with the least
+/// waves x width / `wave_eff` (ties: the wider), unsplit, where its tiles
+/// fill 75% of those waves' blocks or more; `None` elsewhere (fewer tiles:
+/// the model's split K and K clusters).
+/// Such products make about one or two waves of tiles, and the model's
+/// choice there (fewer widths, split K, pairs over an odd row count) left
+/// whole or half waves of SMs idle. cuBLAS runs them on tiles 96 to 168
+/// wide (`nvjet_sm90_tst_144x128_64x6`, grid 128; H200,
+/// bench/explore/mid-waves/). Ratio to cuBLAS, nn.Linear's weights, H200,
+/// plan before -> after: 256 x 3072 x 9216 (M x K x N) 0.76 -> 0.88 (144
+/// wide), 512 x 3584 x 4608 0.80 -> 0.89 (144), 256 x 4096 x 6144 0.83 ->
+/// 0.99 (96), 512 x 8192 x 3072 0.84 -> 0.94 (96), 512 x 18944 x 3584 0.80
+/// -> 0.88 (112), 256 x 8192 x 10240 0.86 -> 0.98 (160), 256 x 4096 x 11008
+/// 0.83 -> 0.88 (176), 512 x 11008 x 4096 0.86 -> 0.90 (128), 384 x 4096 x
+/// 11008 0.55 -> 1.00 (256, single blocks: three rows of tiles in pairs
+/// are four). Not over four rows: at eight, 1024 x 32000 x 2048, one wave
+/// of 128 x 128 tiles had run 19% slower on the H100 than the model's
+/// 256-wide tiles in two K ranges.
+pub(crate) fn wg_waves(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> Option<WgTile> {
     let rows = cdiv(m, WG_BM);
-    if elem != 2 || batch != 1 || k < 2048 || !(2..=4).contains(&rows) || 4 * rows * WG_BM > 5 * m {
+    if elem != 2 || batch != 1 || k < 2048 || ops.misaligned || !(2..=4).contains(&rows) || 4 * rows * WG_BM > 5 * m {
         return None;
     }
-    let quant = WGQ.iter().filter(|_| ops.b_k && !ops.misaligned);
-    let count = |t: &WgTile| wg_tiles(m, n, batch, t);
-    let best = WG[..3].iter().chain(WGX.iter()).chain(quant).filter(|t| count(t) <= sms).max_by_key(|t| (count(t), t.bn))?;
-    (10 * count(best) >= 9 * sms).then_some(*best)
+    let quant = WGQ.iter().filter(|_| ops.b_k);
+    let waves = |t: &WgTile| cdiv(wg_tiles(m, n, batch, t), sms);
+    let cost = |t: &WgTile| waves(t) as f64 * t.bn as f64 / wave_eff(t.bn);
+    let best = WG[..3].iter().chain(WGX.iter()).chain(quant).filter(|t| waves(t) <= 2).min_by(|a, b| cost(a).total_cmp(&cost(b)).then(b.bn.cmp(&a.bn)))?;
+    (4 * wg_tiles(m, n, batch, best) >= 3 * waves(best) * sms).then_some(*best)
 }
 
 /// The automatic Hopper plan for 16-bit types (and TF32's K-major copies:
 /// `elem` 4): the cooperative tile and split count with the least modelled
 /// time, or `None` where the mma.sync kernels are expected to do better
 /// (few rows); 64-row tiles in whole waves where `wgh_wave` says so, one
-/// wave of 128 x 64 tiles where `wg64_wave` does, of 128 x 320 ones where
+/// wave of 128 x 64 tiles where `wg64_wave` does, the tile `wg_waves` names,
+/// one wave of 128 x 320 ones where
 /// `wg320_wave` does (the model takes them too, one product, unsplit:
-/// `WGX_EFF`), of the width `wg_one_wave` names, and
+/// `WGX_EFF`), and
 /// 64-row tiles' K ranges in a cluster where `wgh_k_cluster` does.
 /// Ping-pong tiles of 128 rows only when forced: since the cooperative
 /// kernels store their output with TMA, overlapped with the next tile, they
@@ -555,11 +586,13 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
     if wg64_wave(m, n, k, batch, elem, sms, ops) {
         return Some(WgPlan { tile: WG[3], splits: 1, a_reg: false, cluster: 1, k_cluster: false });
     }
+    if let Some(tile) = wg_waves(m, n, k, batch, elem, sms, ops) {
+        // Pairs (the model's, on 256-wide tiles) over even rows only.
+        let cluster = if cdiv(m, WG_BM) % 2 == 0 { wg_cluster_auto(&tile, m, n, k, batch, sms, ops) } else { 1 };
+        return Some(WgPlan { tile, splits: 1, a_reg: false, cluster, k_cluster: false });
+    }
     if wg320_wave(m, n, k, batch, elem, sms) {
         return Some(WgPlan { tile: WGX[0], splits: 1, a_reg: false, cluster: 1, k_cluster: false });
-    }
-    if let Some(tile) = wg_one_wave(m, n, k, batch, elem, sms, ops) {
-        return Some(WgPlan { tile, splits: 1, a_reg: false, cluster: 1, k_cluster: false });
     }
     let mut best: Option<(f64, WgPlan)> = None;
     // Split K only where even the narrowest tiles leave half the SMs idle:
@@ -1284,8 +1317,10 @@ mod tests {
         assert!(!wg64_wave(256, 3328, 4096, 1, 2, SMS, NK) && !wg64_wave(256, 4225, 4096, 1, 2, SMS, NK) && !wg64_wave(256, 4096, 8192, 1, 2, SMS, NK));
         assert!(!wg64_wave(256, 4096, 4096, 1, 2, SMS, KN) && !wg64_wave(256, 4096, 4096, 2, 2, SMS, NK) && !wg64_wave(256, 4096, 4096, 1, 4, SMS, NK) && !wg64_wave(256, 4096, 1024, 1, 2, SMS, NK));
         // One wave of 128 x 320 tiles where 256-wide ones need more (`wg320_wave`), both B layouts.
+        // (`wg_waves` takes the same tiles where it takes the product, on
+        // aligned rows: 512 x 9216 x 3072 with B K-major it takes 144-wide ones.)
         for (m, n, k) in [(512, 9216, 3072), (512, 10240, 8192), (384, 12288, 4096), (448, 9000, 3584), (256, 20480, 4096), (512, 10240, 2048)] {
-            for ops in [NK, KN] {
+            for ops in [KN, KN_OFF, Operands { b_k: true, misaligned: true }] {
                 assert_eq!(wg_auto(m, n, k, 1, 2, SMS, ops).map(kc), Some((WGX[0], 1, false, 1)), "{m} x {n} x {k}");
             }
         }
@@ -1374,22 +1409,28 @@ mod tests {
         // 64-row tiles: named `wgh`, ping-pong, in pairs only when forced, no TF32 kernels.
         assert_eq!(wg_forced("wgh64", Some(2), 128, 4096, 4096, 1, 2, SMS, KN).map(|p| (p.tile, p.splits, p.cluster)), Some((WGH[1], 2, 1)));
         assert_eq!(wg_forced("wgh128c2", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(|p| (p.tile, p.cluster)), Some((WGH[0], 2)));
-        // One wave of the cooperative width whose tiles come closest to the
-        // SMs, 90% of them or more (`wg_one_wave`): the `WGQ` widths with B
-        // K-major, the others either way; unsplit, single blocks.
+        // Two to four rows of tiles in at most two waves of the width with
+        // the least waves x width / `wave_eff` (`wg_waves`): the `WGQ` widths
+        // with B K-major, the others either way; unsplit; pairs (the model's)
+        // over even rows only.
         let width = |bn: i64| *WG_ALL.iter().find(|t| t.bn == bn).unwrap();
-        for (m, n, k, bn) in [(256, 9216, 3072, 144), (512, 4608, 3584, 144), (500, 4600, 3584, 144), (256, 6144, 4096, 96), (512, 3072, 8192, 96), (512, 3584, 18944, 112), (256, 10240, 8192, 160), (256, 11008, 4096, 176), (512, 4096, 11008, 128)] {
+        for (m, n, k, bn) in [(256, 9216, 3072, 144), (512, 4608, 3584, 144), (500, 4600, 3584, 144), (256, 6144, 4096, 96), (512, 3072, 8192, 96), (512, 3584, 18944, 112), (256, 10240, 8192, 160), (256, 11008, 4096, 176), (512, 4096, 11008, 128), (512, 9216, 3072, 144), (512, 11008, 4096, 176), (384, 14336, 4096, 176)] {
             assert_eq!(wg_auto(m, n, k, 1, 2, SMS, NK).map(kc), Some((width(bn), 1, false, 1)), "{m} x {n} x {k}");
         }
-        assert_eq!(wg_one_wave(512, 4096, 11008, 1, 2, SMS, KN), Some(WG[2]));
-        assert_eq!(wg_one_wave(256, 9216, 3072, 1, 2, SMS, KN), None, "96 tiles of 192");
-        assert_eq!(wg_one_wave(256, 9216, 3072, 1, 2, SMS, KN_OFF), None);
-        assert_eq!(wg_one_wave(256, 9216, 3072, 1, 2, SMS, Operands { b_k: true, misaligned: true }), None);
-        // Not on one row of tiles nor over four, rows under 80% full, short K, batches,
-        // TF32, under 90% of a wave (256 x 14336: 112 tiles of 256), nor where
-        // 128 x 64 tiles would be the closest (`wg64_wave`'s).
-        for (m, n, k, batch, elem) in [(128, 18944, 4096, 1, 2), (1024, 2048, 32000, 1, 2), (200, 9216, 3072, 1, 2), (256, 9216, 1024, 1, 2), (256, 9216, 3072, 2, 2), (256, 9216, 3072, 1, 4), (256, 14336, 4096, 1, 2), (256, 4096, 8192, 1, 2)] {
-            assert_eq!(wg_one_wave(m, n, k, batch, elem, SMS, NK), None, "{m} x {n} x {k} x {batch} x {elem}");
+        assert_eq!(wg_auto(384, 11008, 4096, 1, 2, SMS, NK).map(kc), Some((WG[0], 1, false, 1)), "129 tiles of 256, three rows: single blocks");
+        assert_eq!(wg_auto(384, 9216, 3072, 1, 2, SMS, NK).map(kc), Some((WG[0], 1, false, 1)), "108 tiles of 256, three rows: single blocks");
+        assert_eq!(wg_auto(256, 14336, 3584, 1, 2, SMS, NK).map(kc), Some((WG[0], 1, false, 2)), "112 tiles of 256, in pairs");
+        assert_eq!(wg_auto(512, 14336, 4096, 1, 2, SMS, NK).map(kc), Some((WG[0], 1, false, 2)), "224 tiles of 256, in pairs");
+        assert_eq!(wg_waves(512, 4096, 11008, 1, 2, SMS, KN), Some(WG[2]));
+        assert_eq!(wg_waves(256, 9216, 3072, 1, 2, SMS, KN), None, "96 tiles of 192: under 75% of a wave");
+        assert_eq!(wg_waves(512, 9216, 3072, 1, 2, SMS, KN), Some(WGX[0]));
+        assert_eq!(wg_waves(256, 9216, 3072, 1, 2, SMS, KN_OFF), None);
+        assert_eq!(wg_waves(256, 9216, 3072, 1, 2, SMS, Operands { b_k: true, misaligned: true }), None);
+        // Not on one row of tiles nor over four, rows under 80% full, short
+        // K, batches, TF32, over two waves of every width (512 x 28672), nor
+        // on fewer tiles (256 x 1024: 22 of 96).
+        for (m, n, k, batch, elem) in [(256, 1024, 4096, 1, 2), (128, 18944, 4096, 1, 2), (1024, 2048, 32000, 1, 2), (200, 9216, 3072, 1, 2), (256, 9216, 1024, 1, 2), (256, 9216, 3072, 2, 2), (256, 9216, 3072, 1, 4), (512, 28672, 4096, 1, 2)] {
+            assert_eq!(wg_waves(m, n, k, batch, elem, SMS, NK), None, "{m} x {n} x {k} x {batch} x {elem}");
         }
         // The `WGQ` widths: 16-bit, B K-major only; pairs and split K too.
         assert_eq!(wg_forced("wg144c2", Some(3), 512, 4608, 3584, 1, 2, SMS, NK).map(|p| (p.tile, p.cluster, p.splits)), Some((width(144), 2, 3)));
