@@ -250,10 +250,16 @@ pub(crate) fn wg_cluster(t: &WgTile, m: i64) -> i64 {
 /// on the H200 single blocks ran 4-8% faster on two to four rows of those
 /// tiles (256 and 512 rows against nn.Linear weights of 3072 x 9216 to
 /// 8192 x 10240, bench/explore/cliff-hunt/, `variants-b-h200-33c8af1.md`),
-/// so pairs take five rows or more there.
+/// so pairs take five rows or more there. Over an even number of rows only:
+/// at 384 rows (three) against 4096 x 28672 and 8192 x 28672 weights the
+/// pairs ran at 0.67-0.77 of cuBLAS (H200, bench/explore/mid-waves/,
+/// `auto-*-h200-0e6cd15.md`).
 fn wg_cluster_auto(t: &WgTile, m: i64, n: i64, k: i64, batch: i64, sms: i64, ops: Operands) -> i64 {
     let tiles = wg_tiles(m, n, batch, t);
-    let pairs = match t.bn {
+    // (Over an odd number of rows of tiles a pair's second tile past the
+    // last row computes zeros: three rows in pairs are four.)
+    let even = cdiv(m, t.bm) % 2 == 0;
+    let pairs = even && match t.bn {
         256 => tiles > sms || (ops.b_k && 2 * tiles > sms),
         192 => cdiv(m, t.bm) > 4 && (ops.misaligned || tiles <= 2 * sms),
         _ => false,
@@ -529,10 +535,13 @@ fn wave_eff(bn: i64) -> f64 {
 }
 
 /// The cooperative tile for a 16-bit product of two to four rows of
-/// 128-row tiles, at least 80% full (one product, K of 2048 or more, no
-/// misaligned operand), where one of the widths from 96 up (`WGQ`'s where B
-/// is K-major) makes its tiles in at most two waves: the one with the least
-/// waves x width / `wave_eff` (ties: the wider), unsplit, where its tiles
+/// 128-row tiles, at least 80% full (one product, K of 2048 or more, B
+/// K-major: nn.Linear's weights, where it was measured; no misaligned
+/// operand), where one of the widths from 96 up (`WGQ`'s included) makes
+/// its tiles in at most two waves: the one with the least waves x width /
+/// `wave_eff` (ties: the wider), unsplit, single blocks (at 256 x 3584 x
+/// 14336 and 512 x 4096 x 14336 single 256-wide blocks ran 3-4% faster than
+/// the model's pairs), where its tiles
 /// fill 75% of those waves' blocks or more; `None` elsewhere (fewer tiles:
 /// the model's split K and K clusters).
 /// Such products make about one or two waves of tiles, and the model's
@@ -551,13 +560,12 @@ fn wave_eff(bn: i64) -> f64 {
 /// 256-wide tiles in two K ranges.
 pub(crate) fn wg_waves(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> Option<WgTile> {
     let rows = cdiv(m, WG_BM);
-    if elem != 2 || batch != 1 || k < 2048 || ops.misaligned || !(2..=4).contains(&rows) || 4 * rows * WG_BM > 5 * m {
+    if elem != 2 || batch != 1 || k < 2048 || !ops.b_k || ops.misaligned || !(2..=4).contains(&rows) || 4 * rows * WG_BM > 5 * m {
         return None;
     }
-    let quant = WGQ.iter().filter(|_| ops.b_k);
     let waves = |t: &WgTile| cdiv(wg_tiles(m, n, batch, t), sms);
     let cost = |t: &WgTile| waves(t) as f64 * t.bn as f64 / wave_eff(t.bn);
-    let best = WG[..3].iter().chain(WGX.iter()).chain(quant).filter(|t| waves(t) <= 2).min_by(|a, b| cost(a).total_cmp(&cost(b)).then(b.bn.cmp(&a.bn)))?;
+    let best = WG[..3].iter().chain(WGX.iter()).chain(WGQ.iter()).filter(|t| waves(t) <= 2).min_by(|a, b| cost(a).total_cmp(&cost(b)).then(b.bn.cmp(&a.bn)))?;
     (4 * wg_tiles(m, n, batch, best) >= 3 * waves(best) * sms).then_some(*best)
 }
 
@@ -587,9 +595,7 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
         return Some(WgPlan { tile: WG[3], splits: 1, a_reg: false, cluster: 1, k_cluster: false });
     }
     if let Some(tile) = wg_waves(m, n, k, batch, elem, sms, ops) {
-        // Pairs (the model's, on 256-wide tiles) over even rows only.
-        let cluster = if cdiv(m, WG_BM) % 2 == 0 { wg_cluster_auto(&tile, m, n, k, batch, sms, ops) } else { 1 };
-        return Some(WgPlan { tile, splits: 1, a_reg: false, cluster, k_cluster: false });
+        return Some(WgPlan { tile, splits: 1, a_reg: false, cluster: 1, k_cluster: false });
     }
     if wg320_wave(m, n, k, batch, elem, sms) {
         return Some(WgPlan { tile: WGX[0], splits: 1, a_reg: false, cluster: 1, k_cluster: false });
@@ -1419,12 +1425,9 @@ mod tests {
         }
         assert_eq!(wg_auto(384, 11008, 4096, 1, 2, SMS, NK).map(kc), Some((WG[0], 1, false, 1)), "129 tiles of 256, three rows: single blocks");
         assert_eq!(wg_auto(384, 9216, 3072, 1, 2, SMS, NK).map(kc), Some((WG[0], 1, false, 1)), "108 tiles of 256, three rows: single blocks");
-        assert_eq!(wg_auto(256, 14336, 3584, 1, 2, SMS, NK).map(kc), Some((WG[0], 1, false, 2)), "112 tiles of 256, in pairs");
-        assert_eq!(wg_auto(512, 14336, 4096, 1, 2, SMS, NK).map(kc), Some((WG[0], 1, false, 2)), "224 tiles of 256, in pairs");
-        assert_eq!(wg_waves(512, 4096, 11008, 1, 2, SMS, KN), Some(WG[2]));
-        assert_eq!(wg_waves(256, 9216, 3072, 1, 2, SMS, KN), None, "96 tiles of 192: under 75% of a wave");
-        assert_eq!(wg_waves(512, 9216, 3072, 1, 2, SMS, KN), Some(WGX[0]));
-        assert_eq!(wg_waves(256, 9216, 3072, 1, 2, SMS, KN_OFF), None);
+        assert_eq!(wg_auto(256, 14336, 3584, 1, 2, SMS, NK).map(kc), Some((WG[0], 1, false, 1)), "112 tiles of 256");
+        assert_eq!(wg_auto(512, 14336, 4096, 1, 2, SMS, NK).map(kc), Some((WG[0], 1, false, 1)), "224 tiles of 256");
+        assert_eq!(wg_waves(512, 4096, 11008, 1, 2, SMS, KN), None, "B N-major");
         assert_eq!(wg_waves(256, 9216, 3072, 1, 2, SMS, Operands { b_k: true, misaligned: true }), None);
         // Not on one row of tiles nor over four, rows under 80% full, short
         // K, batches, TF32, over two waves of every width (512 x 28672), nor
@@ -1437,6 +1440,12 @@ mod tests {
         assert_eq!(wg_forced("wg96", None, 256, 6144, 4096, 1, 2, SMS, KN), None);
         assert_eq!(wg_forced("wg96", None, 256, 6144, 4096, 1, 4, SMS, NK), None);
         assert!(WGQ.iter().all(|t| t.smem(2) <= 227 * 1024 && !t.pingpong && t.out_bytes(2) == 0 && t.bn % 16 == 0 && t.bn % 64 != 0));
+        // Pairs over an even number of rows of tiles only (`wg_cluster_auto`).
+        for ops in [NK, KN] {
+            assert_eq!(wg_auto(384, 28672, 4096, 1, 2, SMS, ops).map(|p| (p.tile.bn, p.cluster)), Some((256, 1)));
+            assert_eq!(wg_cluster_auto(&WG[0], 512, 28672, 4096, 1, SMS, ops), 2);
+            assert_eq!((wg_cluster_auto(&WG[1], 640, 4096, 4096, 1, SMS, ops), wg_cluster_auto(&WG[1], 768, 4096, 4096, 1, SMS, ops)), (1, 2));
+        }
         // Pairs need two rows of tiles: M = 128 has two of 64 rows, one of 128.
         assert_eq!(wg_forced("wgh64c2", None, 128, 4096, 4096, 1, 2, SMS, NK).map(|p| (p.tile, p.cluster)), Some((WGH[1], 2)));
         assert_eq!(wg_forced("wgh64c2", None, 64, 4096, 4096, 1, 2, SMS, NK).map(|p| p.cluster), Some(1));
