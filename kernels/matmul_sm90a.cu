@@ -11,7 +11,7 @@
 // Block tile BM x BN x (128 bytes of K), BM 128 (or 64: `mm_wgh*`), BN 256,
 // 192, 128 or 64 (and 320, 16-bit cooperative: `mm_wg320_*`, two wgmmas a
 // k-step; 96, 112, 144, 160 and 176, 16-bit cooperative with B K-major,
-// `mm_wg<BN>_*_{kk,mk}`, which store from registers; and 144 on 64 rows with
+// `mm_wg<BN>_*_{kk,mk}`; and 144 on 64 rows with
 // B K-major, `mm_wgh144_*_{kk,mk}`;
 // src/gemm/tiles.rs, through gemm_tiles.h); three
 // warpgroups: warpgroup 0 is the producer (one thread issues the TMA
@@ -43,11 +43,12 @@
 // through distributed shared memory: split K with no workspace, no fence
 // and no second pass (see the consumers' `kc` step).
 //
-// Output: cooperative 16-bit kernels (but the `WGQ` widths) with a unit-stride output
+// Output: cooperative 16-bit kernels with a unit-stride output
 // (`p.tma_store`, set by src/gemm/sm90.rs) write each consumer's 64 x BN
 // half into shared memory (the 256-wide tile in two rounds of 128 columns,
 // which leaves room for a fourth stage); with 16-byte aligned rows (1) they
-// store it with TMA and go straight on to the next tile while the copy
+// store it with TMA (boxes of 64 columns, or of 16 where BN is no multiple
+// of 64) and go straight on to the next tile while the copy
 // engine writes it out; with other rows (2: N = 4095, a vocabulary of
 // 32001), which TMA cannot address, each row shifted to its global
 // alignment and copied out by the warps, its aligned middle in 16-byte
@@ -123,11 +124,13 @@ template <int BN, bool PP, bool OUT16, int BM> struct Tile {
   // 16-byte boundary); C_HALF bytes per consumer. Cooperative TF32 tiles
   // spend that shared memory on more stages (WgTile::stages_for).
   static constexpr int TMA_COLS = MYNS_WG_TMA_COLS(BN), BULK_COLS = MYNS_WG_BULK_COLS(BN), C_PITCH = BULK_COLS * 2 + 16;
-  // TMA_COLS 0 (`WGQ`: widths that are no multiple of 64): stored from registers.
-  static constexpr bool STAGED = !PP && OUT16 && TMA_COLS > 0;
-  static_assert(PP || TMA_COLS == 0 || (BN % TMA_COLS == 0 && TMA_COLS % 64 == 0 && BN % BULK_COLS == 0 && BULK_COLS % 8 == 0), "staged rounds");
-  static constexpr int C_HALF = TMA_COLS == 0 ? 0 : 64 * (TMA_COLS * 2 > C_PITCH ? TMA_COLS * 2 : C_PITCH);
-  static constexpr int C_BYTES = STAGED ? 2 * C_HALF : 0;
+  // TMA stores: boxes of 64 rows by C_BOX columns, 64 (128 bytes, 128-byte
+  // swizzle) or, where a round is no multiple of 64 (`WGQ`), 16 (32 bytes,
+  // no swizzle); WgTile::c_box in src/gemm/tiles.rs.
+  static constexpr int C_BOX = TMA_COLS % 64 == 0 ? 64 : 16, C_BOX_BYTES = 64 * C_BOX * 2;
+  static_assert(PP || (BN % TMA_COLS == 0 && TMA_COLS % C_BOX == 0 && BN % BULK_COLS == 0 && BULK_COLS % 8 == 0), "staged rounds");
+  static constexpr int C_HALF = 64 * (TMA_COLS * 2 > C_PITCH ? TMA_COLS * 2 : C_PITCH);
+  static constexpr int C_BYTES = !PP && OUT16 ? 2 * C_HALF : 0;
   static constexpr int STAGES = BASE_STAGES + (!PP && !OUT16 ? 2 * C_HALF / STAGE_BYTES : 0);
   // Cooperative tiles up to 128 wide: the producer publishes each work
   // item for the consumers (see `slot`; on the wider tiles that ran 1-4%
@@ -899,14 +902,15 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
 
       // Accumulator layout (per warp: 16 rows): d[4j + {0,1}] row g, cols 8j + 2t + {0,1};
       // d[4j + {2,3}] row g + 8 (A_REG: rows pr and pr + 1).
-      if constexpr (L::STAGED && !A_REG) {
+      if constexpr (!PP && !A_REG && sizeof(T) == 2) {
         if (p.tma_store) {
           const uint32_t cbuf = c_base + cw * L::C_HALF;  // 1024-aligned (C_HALF is a multiple of 1024)
           const bool leader = tid % 128 == 0;
           if (p.tma_store == 1) {
             // This consumer's 64 x BN half in rounds of TMA_COLS columns,
-            // each as boxes of 64 x 64 (128-byte swizzle: 16-byte chunk c of
-            // row r at c ^ (r % 8)), four 8 x 8 matrices per 16 columns; TMA
+            // each as boxes of 64 rows by C_BOX columns (64: 128-byte
+            // swizzle, 16-byte chunk c of row r at c ^ (r % 8); 16: rows of
+            // 32 bytes as they are), four 8 x 8 matrices per 16 columns; TMA
             // leaves out what lies past the edges.
             const int mi = lane / 8, row = warp * 16 + (mi & 1) * 8 + lane % 8;
 #pragma unroll
@@ -917,7 +921,8 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
 #pragma unroll
               for (int jj = 0; jj < L::TMA_COLS / 16; ++jj) {
                 const int col = jj * 16 + (mi >> 1) * 8;
-                const uint32_t addr = cbuf + (col / 64) * 8192 + row * 128 + ((((col % 64) / 8) ^ (row & 7)) << 4);
+                const uint32_t addr = L::C_BOX == 64 ? cbuf + (col / 64) * 8192 + row * 128 + ((((col % 64) / 8) ^ (row & 7)) << 4)
+                                                     : cbuf + (col / 16) * 2048 + row * 32 + ((col % 16) / 8) * 16;
                 const float* v = &d[0][c0 / 2 + 8 * jj];
                 stmatrix4(addr, pack2<T>(v[0], v[1]), pack2<T>(v[2], v[3]), pack2<T>(v[4], v[5]), pack2<T>(v[6], v[7]));
               }
@@ -925,11 +930,11 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
               bar_sync(1 + cw, 128);
               if (leader) {
 #pragma unroll
-                for (int b = 0; b < L::TMA_COLS / 64; ++b) {
+                for (int b = 0; b < L::TMA_COLS / L::C_BOX; ++b) {
                   if (p.beta) {
-                    tma_store_add(tmC, cbuf + b * 8192, n0 + c0 + 64 * b, m0 + cw * 64, t.bz);
+                    tma_store_add(tmC, cbuf + b * L::C_BOX_BYTES, n0 + c0 + L::C_BOX * b, m0 + cw * 64, t.bz);
                   } else {
-                    tma_store(tmC, cbuf + b * 8192, n0 + c0 + 64 * b, m0 + cw * 64, t.bz);
+                    tma_store(tmC, cbuf + b * L::C_BOX_BYTES, n0 + c0 + L::C_BOX * b, m0 + cw * 64, t.bz);
                   }
                 }
                 tma_store_commit();

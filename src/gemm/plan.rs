@@ -539,25 +539,30 @@ fn wave_eff(bn: i64) -> f64 {
 /// K-major: nn.Linear's weights, where it was measured; no misaligned
 /// operand), where one of the widths from 96 up (`WGQ`'s included) makes
 /// its tiles in at most two waves: the one with the least waves x width /
-/// `wave_eff` (ties: the wider), unsplit, single blocks (at 256 x 3584 x
-/// 14336 and 512 x 4096 x 14336 single 256-wide blocks ran 3-4% faster than
-/// the model's pairs), where its tiles
-/// fill 75% of those waves' blocks or more; `None` elsewhere (fewer tiles:
+/// `wave_eff` (ties: the wider), where its tiles fill 70% of those waves'
+/// blocks or more; unsplit, single blocks. `None` elsewhere (fewer tiles:
 /// the model's split K and K clusters).
-/// Such products make about one or two waves of tiles, and the model's
-/// choice there (fewer widths, split K, pairs over an odd row count) left
-/// whole or half waves of SMs idle. cuBLAS runs them on tiles 96 to 168
-/// wide (`nvjet_sm90_tst_144x128_64x6`, grid 128; H200,
-/// bench/explore/mid-waves/). Ratio to cuBLAS, nn.Linear's weights, H200,
-/// plan before -> after: 256 x 3072 x 9216 (M x K x N) 0.76 -> 0.88 (144
-/// wide), 512 x 3584 x 4608 0.80 -> 0.89 (144), 256 x 4096 x 6144 0.83 ->
-/// 0.99 (96), 512 x 8192 x 3072 0.84 -> 0.94 (96), 512 x 18944 x 3584 0.80
-/// -> 0.88 (112), 256 x 8192 x 10240 0.86 -> 0.98 (160), 256 x 4096 x 11008
-/// 0.83 -> 0.88 (176), 512 x 11008 x 4096 0.86 -> 0.90 (128), 384 x 4096 x
-/// 11008 0.55 -> 1.00 (256, single blocks: three rows of tiles in pairs
-/// are four). Not over four rows: at eight, 1024 x 32000 x 2048, one wave
-/// of 128 x 128 tiles had run 19% slower on the H100 than the model's
-/// 256-wide tiles in two K ranges.
+///
+/// Such products make one or two waves of tiles, and the model's choice
+/// there (fewer widths, split K, pairs over an odd row count) left whole or
+/// half waves of SMs idle; cuBLAS runs them on tiles 96 to 168 wide
+/// (`nvjet_sm90_tst_144x128_64x6`, grid 128). H200,
+/// bench/explore/mid-waves/, ratio to cuBLAS, plan before -> after: 256 x
+/// 3072 x 9216 (M x K x N) 0.76 -> 0.86-0.88 (144 wide), 512 x 3584 x 4608
+/// 0.80 -> 0.89-0.90 (144), 256 x 4096 x 6144 0.83 -> 0.96-0.99 (96), 512 x
+/// 8192 x 3072 0.84 -> 0.93-0.94 (96), 512 x 18944 x 3584 0.80 -> 0.84-0.88
+/// (112), 256 x 8192 x 10240 0.86 -> 0.98-0.99 (160), 256 x 4096 x 11008
+/// 0.83 -> 0.88 (176), 512 x 3072 x 9216 0.81 -> 0.86-0.87 (144 in two
+/// waves, where 320-wide tiles made 88% of one), 384 x 8192 x 3072 0.80 ->
+/// 0.90 (96, 73% of a wave), 384 x 3072 x 9216 0.51 -> 0.93 and 384 x 4096
+/// x 11008 0.55 -> 0.99-1.00 (256, single blocks: three rows of tiles in
+/// pairs are four). Pairs of the `WGQ` widths ran 1-5% slower than single
+/// blocks; so did the model's pairs of 256-wide tiles at 256 x 3584 x 14336
+/// and 512 x 4096 x 14336 (3-4%). Its misses: 192-wide tiles ran 1-3%
+/// faster than its 176-wide ones at 512 x 4096 x 11008 and 384 x 3584 x
+/// 14336 (`three-nk-h200-947ef8c.md`). Not over four rows: at
+/// eight, 1024 x 32000 x 2048, one wave of 128 x 128 tiles had run 19%
+/// slower on the H100 than the model's 256-wide tiles in two K ranges.
 pub(crate) fn wg_waves(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> Option<WgTile> {
     let rows = cdiv(m, WG_BM);
     if elem != 2 || batch != 1 || k < 2048 || !ops.b_k || ops.misaligned || !(2..=4).contains(&rows) || 4 * rows * WG_BM > 5 * m {
@@ -566,7 +571,7 @@ pub(crate) fn wg_waves(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, 
     let waves = |t: &WgTile| cdiv(wg_tiles(m, n, batch, t), sms);
     let cost = |t: &WgTile| waves(t) as f64 * t.bn as f64 / wave_eff(t.bn);
     let best = WG[..3].iter().chain(WGX.iter()).chain(WGQ.iter()).filter(|t| waves(t) <= 2).min_by(|a, b| cost(a).total_cmp(&cost(b)).then(b.bn.cmp(&a.bn)))?;
-    (4 * wg_tiles(m, n, batch, best) >= 3 * waves(best) * sms).then_some(*best)
+    (10 * wg_tiles(m, n, batch, best) >= 7 * waves(best) * sms).then_some(*best)
 }
 
 /// The automatic Hopper plan for 16-bit types (and TF32's K-major copies:
@@ -1420,7 +1425,7 @@ mod tests {
         // with B K-major, the others either way; unsplit; pairs (the model's)
         // over even rows only.
         let width = |bn: i64| *WG_ALL.iter().find(|t| t.bn == bn).unwrap();
-        for (m, n, k, bn) in [(256, 9216, 3072, 144), (512, 4608, 3584, 144), (500, 4600, 3584, 144), (256, 6144, 4096, 96), (512, 3072, 8192, 96), (512, 3584, 18944, 112), (256, 10240, 8192, 160), (256, 11008, 4096, 176), (512, 4096, 11008, 128), (512, 9216, 3072, 144), (512, 11008, 4096, 176), (384, 14336, 4096, 176)] {
+        for (m, n, k, bn) in [(256, 9216, 3072, 144), (512, 4608, 3584, 144), (500, 4600, 3584, 144), (256, 6144, 4096, 96), (512, 3072, 8192, 96), (512, 3584, 18944, 112), (384, 3072, 8192, 96), (256, 10240, 8192, 160), (256, 11008, 4096, 176), (512, 4096, 11008, 128), (512, 9216, 3072, 144), (512, 11008, 4096, 176), (384, 14336, 4096, 176)] {
             assert_eq!(wg_auto(m, n, k, 1, 2, SMS, NK).map(kc), Some((width(bn), 1, false, 1)), "{m} x {n} x {k}");
         }
         assert_eq!(wg_auto(384, 11008, 4096, 1, 2, SMS, NK).map(kc), Some((WG[0], 1, false, 1)), "129 tiles of 256, three rows: single blocks");
@@ -1439,7 +1444,8 @@ mod tests {
         assert_eq!(wg_forced("wg144c2", Some(3), 512, 4608, 3584, 1, 2, SMS, NK).map(|p| (p.tile, p.cluster, p.splits)), Some((width(144), 2, 3)));
         assert_eq!(wg_forced("wg96", None, 256, 6144, 4096, 1, 2, SMS, KN), None);
         assert_eq!(wg_forced("wg96", None, 256, 6144, 4096, 1, 4, SMS, NK), None);
-        assert!(WGQ.iter().all(|t| t.smem(2) <= 227 * 1024 && !t.pingpong && t.out_bytes(2) == 0 && t.bn % 16 == 0 && t.bn % 64 != 0));
+        assert!(WGQ.iter().all(|t| t.smem(2) <= 227 * 1024 && !t.pingpong && t.tma_cols == t.bn && t.c_box() == 16 && t.bn % 16 == 0 && t.bn % 64 != 0));
+        assert!(WG.iter().chain(WGX.iter()).all(|t| t.c_box() == 64));
         // Pairs over an even number of rows of tiles only (`wg_cluster_auto`).
         for ops in [NK, KN] {
             assert_eq!(wg_auto(384, 28672, 4096, 1, 2, SMS, ops).map(|p| (p.tile.bn, p.cluster)), Some((256, 1)));

@@ -148,9 +148,9 @@ fn launch_tma(p: &SkinnyParams, dtype: DType, tf32: bool, w_k: bool, plan: Skinn
     // other decode shapes within 1.7% either way.
     let promotion = sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
     let tf32 = tf32 && dtype == DType::F32;
-    let tm_w = tensor_map(dtype, tf32, p.w, w_dims, [w_pitch, stride(p.swb, batch, w_dims[1] * w_pitch / es)], w_box, promotion)?;
+    let tm_w = tensor_map(dtype, tf32, p.w, w_dims, [w_pitch, stride(p.swb, batch, w_dims[1] * w_pitch / es)], w_box, true, promotion)?;
     let x_pitch = stride(p.sxm, m, k);
-    let tm_x = tensor_map(dtype, tf32, p.x, [k, m, batch], [x_pitch, stride(p.sxb, batch, m * x_pitch / es)], [atom, 8 * mt as u32, 1], promotion)?;
+    let tm_x = tensor_map(dtype, tf32, p.x, [k, m, batch], [x_pitch, stride(p.sxb, batch, m * x_pitch / es)], [atom, 8 * mt as u32, 1], true, promotion)?;
     let ring = SKINNY_TMA_STAGES.iter().position(|&s| s == plan.stages).ok_or_else(|| Error::runtime(format!("no streaming skinny build with {} stages", plan.stages)))?;
     let blocks = SKINNY_TMA_MT.iter().position(|&b| b == mt).ok_or_else(|| Error::runtime(format!("no streaming skinny build for {mt} blocks of 8 rows")))?;
     let kernel = SKINNY_TMA_KERNELS[if tf32 { 3 } else { dtype_index(dtype) }][!w_k as usize][blocks][ring]

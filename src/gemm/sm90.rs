@@ -161,7 +161,7 @@ pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device:
 const GEMM_L2_PROMOTION: sys::CUtensorMapL2promotion = sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
 
 /// A rank-3 tensor map (innermost dimension first, byte strides) with
-/// 128-byte swizzle and L2 promotion `promotion`; zeros fill boxes past the
+/// 128-byte swizzle (`swizzle`, else none) and L2 promotion `promotion`; zeros fill boxes past the
 /// edges. `tf32`: float32 read as TF32, each element rounded to nearest
 /// (ties to even) by the copy (bench/explore/tf32-tma/).
 pub(super) fn tensor_map(
@@ -171,6 +171,7 @@ pub(super) fn tensor_map(
     dims: [u64; 3],
     strides: [u64; 2],
     boxes: [u32; 3],
+    swizzle: bool,
     promotion: sys::CUtensorMapL2promotion,
 ) -> Result<sys::CUtensorMap> {
     let dt = match dtype {
@@ -194,7 +195,7 @@ pub(super) fn tensor_map(
             boxes.as_ptr(),
             elem_strides.as_ptr(),
             sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
-            sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+            if swizzle { sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B } else { sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE },
             promotion,
             sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
         )
@@ -251,7 +252,6 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     // reduce-add: in (2) the threads store each row's unaligned ends, which
     // would need loading first.
     let staged = !plan.tile.pingpong
-        && plan.tile.tma_cols > 0 // (`WGQ` stores from registers)
         && !plan.a_reg
         && dtype != DType::F32
         && (q.beta == 0 || tma_ok)
@@ -269,7 +269,7 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     // Batch strides in bytes; with one batch any multiple of 16 will do.
     let bstride = |s: i64, span: u64| if batch == 1 { (span * es).div_ceil(16).max(1) * 16 } else { s as u64 * es };
     // float32 operands are TF32's, rounded by the loads (`tf32` matters for float32 alone; its output has no map).
-    let map = |ptr: u64, dims: [u64; 3], strides: [u64; 2], boxes: [u32; 3]| tensor_map(dtype, true, ptr, dims, strides, boxes, GEMM_L2_PROMOTION);
+    let map = |ptr: u64, dims: [u64; 3], strides: [u64; 2], boxes: [u32; 3]| tensor_map(dtype, true, ptr, dims, strides, boxes, true, GEMM_L2_PROMOTION);
     let tm_a = if plan.a_reg {
         // 32 M-elements (128 bytes) per box row, BK k-lines.
         map(q.a, [m, k, batch], [q.sak as u64 * es, bstride(q.sab, k * q.sak as u64)], [32, bk, 1])?
@@ -289,7 +289,10 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
         map(q.b, [n, k, batch], [q.sbk as u64 * es, bstride(q.sbb, k * q.sbk as u64)], [64, bk, 1])?
     };
     let tm_c = if q.tma_store == 1 {
-        map(q.c, [n, m, batch], [q.scm as u64 * es, bstride(q.scb, m * q.scm as u64)], [64, 64, 1])? // one consumer's 64-row half
+        // One consumer's 64-row half in boxes of `c_box` columns (16: 32-byte rows, unswizzled).
+        let c_box = plan.tile.c_box();
+        let (dims, strides) = ([n, m, batch], [q.scm as u64 * es, bstride(q.scb, m * q.scm as u64)]);
+        tensor_map(dtype, true, q.c, dims, strides, [c_box as u32, 64, 1], c_box == 64, GEMM_L2_PROMOTION)?
     } else {
         sys::CUtensorMap { opaque: tm_a.opaque } // not read
     };

@@ -133,11 +133,12 @@ pub const WGX: [WgTile; 1] = [wg(320, 3, false, 64, 64)];
 /// or 4 rows of tiles, 128 of them on 132 SMs: 256 x 6144 and 512 x 3072 on
 /// 96-wide tiles, 512 x 3584 on 112, 256 x 9216 and 512 x 4608 on 144, 256
 /// x 10240 on 160, 256 x 11008 on 176 (126), where cuBLAS runs 96- to
-/// 168-wide tiles (`nvjet_sm90_tst_144x128_64x6`, H200). They store their
-/// output from registers (`tma_cols` 0: the staged rounds are 64-column
-/// TMA boxes), which costs little on one wave, with no next tile's main
-/// loop to overlap; that leaves their shared memory to as many stages as fit.
-pub const WGQ: [WgTile; 5] = [wg(96, 8, false, 0, 0), wg(112, 7, false, 0, 0), wg(144, 6, false, 0, 0), wg(160, 6, false, 0, 0), wg(176, 5, false, 0, 0)];
+/// 168-wide tiles (`nvjet_sm90_tst_144x128_64x6`, H200). Their output is
+/// staged whole (one round) and stored in TMA boxes 16 columns wide (see
+/// `c_box`): on one wave of 128- to 320-wide tiles, storing from registers
+/// instead ran 3-11% slower (bench/explore/mid-waves/, `epi-*`). The stages
+/// are as many as fit beside it.
+pub const WGQ: [WgTile; 5] = [wg(96, 7, false, 96, 96), wg(112, 6, false, 112, 112), wg(144, 5, false, 144, 144), wg(160, 5, false, 160, 160), wg(176, 4, false, 176, 176)];
 /// Every cooperative tile of the `wg` kernels: `WG`, `WGX`, then `WGQ`.
 pub const WG_ALL: [WgTile; 10] = [WG[0], WG[1], WG[2], WG[3], WGX[0], WGQ[0], WGQ[1], WGQ[2], WGQ[3], WGQ[4]];
 /// Ping-pong tiles (`wgp128`, `wgp64`).
@@ -179,15 +180,21 @@ impl WgTile {
     /// The shared memory a cooperative 16-bit kernel stages its output in:
     /// per consumer, 64 rows of `tma_cols` columns for TMA stores, or of
     /// `bulk_cols` columns and 16 bytes more (a row whose global start is off
-    /// a 16-byte boundary is shifted by that offset) for the warps' copies;
-    /// none where `tma_cols` is 0 (`WGQ`: stored from registers).
+    /// a 16-byte boundary is shifted by that offset) for the warps' copies.
     pub const fn out_region(&self) -> i64 {
-        if self.tma_cols == 0 {
-            return 0;
-        }
         let tma = self.tma_cols * 2;
         let bulk = self.bulk_cols * 2 + 16;
         WG_BM * if tma > bulk { tma } else { bulk }
+    }
+    /// Output columns per TMA store box (kernels/matmul_sm90a.cu `Tile::
+    /// C_BOX`): 64 (128 bytes, 128-byte swizzle) where the staged rounds are
+    /// multiples of 64 columns, else 16 (32 bytes, no swizzle: `WGQ`).
+    pub const fn c_box(&self) -> i64 {
+        if self.tma_cols % 64 == 0 {
+            64
+        } else {
+            16
+        }
     }
     /// That region for `elem`-byte inputs: 0 for ping-pong and TF32 kernels,
     /// which store from registers.
