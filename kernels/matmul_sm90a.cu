@@ -11,7 +11,7 @@
 // Block tile BM x BN x (128 bytes of K), BM 128 (or 64: `mm_wgh*`), BN 256,
 // 192, 128 or 64 (and 320, 16-bit cooperative: `mm_wg320_*`, two wgmmas a
 // k-step; 96, 112, 144, 160 and 176, 16-bit cooperative with B K-major,
-// `mm_wg<BN>_*_{kk,mk}`; and 144 on 64 rows with
+// `mm_wg<BN>_*_{kk,mk}`, of which 96, 160 and 176 store from registers; and 144 on 64 rows with
 // B K-major, `mm_wgh144_*_{kk,mk}`;
 // src/gemm/tiles.rs, through gemm_tiles.h); three
 // warpgroups: warpgroup 0 is the producer (one thread issues the TMA
@@ -43,7 +43,7 @@
 // through distributed shared memory: split K with no workspace, no fence
 // and no second pass (see the consumers' `kc` step).
 //
-// Output: cooperative 16-bit kernels with a unit-stride output
+// Output: cooperative 16-bit kernels (but those three) with a unit-stride output
 // (`p.tma_store`, set by src/gemm/sm90.rs) write each consumer's 64 x BN
 // half into shared memory (the 256-wide tile in two rounds of 128 columns,
 // which leaves room for a fourth stage); with 16-byte aligned rows (1) they
@@ -127,10 +127,12 @@ template <int BN, bool PP, bool OUT16, int BM> struct Tile {
   // TMA stores: boxes of 64 rows by C_BOX columns, 64 (128 bytes, 128-byte
   // swizzle) or, where a round is no multiple of 64 (`WGQ`), 16 (32 bytes,
   // no swizzle); WgTile::c_box in src/gemm/tiles.rs.
+  // TMA_COLS 0 (`WGQ`'s 96, 160 and 176): stored from registers.
   static constexpr int C_BOX = TMA_COLS % 64 == 0 ? 64 : 16, C_BOX_BYTES = 64 * C_BOX * 2;
-  static_assert(PP || (BN % TMA_COLS == 0 && TMA_COLS % C_BOX == 0 && BN % BULK_COLS == 0 && BULK_COLS % 8 == 0), "staged rounds");
-  static constexpr int C_HALF = 64 * (TMA_COLS * 2 > C_PITCH ? TMA_COLS * 2 : C_PITCH);
-  static constexpr int C_BYTES = !PP && OUT16 ? 2 * C_HALF : 0;
+  static constexpr bool STAGED = !PP && OUT16 && TMA_COLS > 0;
+  static_assert(PP || TMA_COLS == 0 || (BN % TMA_COLS == 0 && TMA_COLS % C_BOX == 0 && BN % BULK_COLS == 0 && BULK_COLS % 8 == 0), "staged rounds");
+  static constexpr int C_HALF = TMA_COLS == 0 ? 0 : 64 * (TMA_COLS * 2 > C_PITCH ? TMA_COLS * 2 : C_PITCH);
+  static constexpr int C_BYTES = STAGED ? 2 * C_HALF : 0;
   static constexpr int STAGES = BASE_STAGES + (!PP && !OUT16 ? 2 * C_HALF / STAGE_BYTES : 0);
   // Cooperative tiles up to 128 wide: the producer publishes each work
   // item for the consumers (see `slot`; on the wider tiles that ran 1-4%
@@ -902,7 +904,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
 
       // Accumulator layout (per warp: 16 rows): d[4j + {0,1}] row g, cols 8j + 2t + {0,1};
       // d[4j + {2,3}] row g + 8 (A_REG: rows pr and pr + 1).
-      if constexpr (!PP && !A_REG && sizeof(T) == 2) {
+      if constexpr (L::STAGED && !A_REG) {
         if (p.tma_store) {
           const uint32_t cbuf = c_base + cw * L::C_HALF;  // 1024-aligned (C_HALF is a multiple of 1024)
           const bool leader = tid % 128 == 0;

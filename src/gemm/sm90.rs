@@ -252,6 +252,7 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     // reduce-add: in (2) the threads store each row's unaligned ends, which
     // would need loading first.
     let staged = !plan.tile.pingpong
+        && plan.tile.tma_cols > 0 // (`WGQ`'s 96, 160 and 176 store from registers)
         && !plan.a_reg
         && dtype != DType::F32
         && (q.beta == 0 || tma_ok)

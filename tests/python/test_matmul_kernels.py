@@ -668,8 +668,9 @@ def test_wide_tile_on_llm_shapes(kind, kernel_override):
 @pytest.mark.skipif(NO_WG, reason="MYNS_MATMUL_KERNEL=nowg")
 @pytest.mark.parametrize("kind", ["bf16", "f16"])
 def test_one_wave_widths_on_llm_shapes(kind, kernel_override):
-    """The cooperative widths of one wave (`wg96` to `wg176`: B K-major,
-    output stored in TMA boxes 16 columns wide) on nn.Linear products where the plan takes
+    """The cooperative widths of one wave (`wg96` to `wg176`: B K-major;
+    112 and 144 store in TMA boxes 16 columns wide, the others from
+    registers) on nn.Linear products where the plan takes
     them (plan.rs `wg_waves`: 128 tiles each), forced and automatic, with
     nn.Linear's weight and a row-major one (which they do not read: the
     plan falls back); a last column of tiles partly past N, a row of tiles
