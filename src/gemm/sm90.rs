@@ -164,6 +164,7 @@ const GEMM_L2_PROMOTION: sys::CUtensorMapL2promotion = sys::CUtensorMapL2promoti
 /// 128-byte swizzle (`swizzle`, else none) and L2 promotion `promotion`; zeros fill boxes past the
 /// edges. `tf32`: float32 read as TF32, each element rounded to nearest
 /// (ties to even) by the copy (bench/explore/tf32-tma/).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn tensor_map(
     dtype: DType,
     tf32: bool,
