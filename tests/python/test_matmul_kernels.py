@@ -614,6 +614,18 @@ def decode_cases(kind, variant):
     # (The accumulating epilogue: `skinny_tma+acc` in ACC_VARIANTS.)
 
 
+def check_both_weights(x, n, kind, label=""):
+    """x @ W^T with nn.Linear's [n, K] weight, then x @ W with a row-major
+    [K, n] one, each checked (errors name the label, shape and strides)."""
+    m, k = x.shape
+    for w in [torch.randn(n, k, dtype=x.dtype, device="cuda").t(), torch.randn(k, n, dtype=x.dtype, device="cuda")]:
+        poison(m * n, x.dtype)
+        try:
+            check(torch.ops.myns.matmul(x, w), x, w, kind)
+        except AssertionError as e:
+            raise AssertionError(f"{label}{m}x{k}x{n} strides {w.stride()}: {e}") from None
+
+
 @cuda
 @pytest.mark.parametrize("kind", ["bf16", "f16"])
 def test_wave_tiles_on_several_rows(kind, kernel_override):
@@ -628,13 +640,7 @@ def test_wave_tiles_on_several_rows(kind, kernel_override):
     dtype = DT[kind]
     torch.manual_seed(12)
     for m, k, n in [(96, 2048, 9216), (128, 2048, 9000), (130, 2048, 6000), (250, 2048, 4600), (48, 2048, 6000), (256, 2048, 4096), (220, 2048, 3400)]:
-        x = torch.randn(m, k, dtype=dtype, device="cuda")
-        for w in [torch.randn(n, k, dtype=dtype, device="cuda").t(), torch.randn(k, n, dtype=dtype, device="cuda")]:
-            poison(m * n, dtype)
-            try:
-                check(torch.ops.myns.matmul(x, w), x, w, kind)
-            except AssertionError as e:
-                raise AssertionError(f"{m}x{k}x{n} strides {w.stride()}: {e}") from None
+        check_both_weights(torch.randn(m, k, dtype=dtype, device="cuda"), n, kind)
 
 
 @cuda
@@ -681,13 +687,7 @@ def test_one_wave_widths_on_llm_shapes(kind, kernel_override):
     for width, m, k, n in cases:
         for variant in [width, "auto"] + (["wg144/3", "wg144c2"] if m == 500 else []):
             kernel_override("MYNS_MATMUL_KERNEL", variant)
-            a = torch.randn(m, k, dtype=dtype, device="cuda")
-            for b in [torch.randn(n, k, dtype=dtype, device="cuda").t(), torch.randn(k, n, dtype=dtype, device="cuda")]:
-                poison(m * n, dtype)
-                try:
-                    check(torch.ops.myns.matmul(a, b), a, b, kind)
-                except AssertionError as e:
-                    raise AssertionError(f"{variant} {m}x{k}x{n} strides {b.stride()}: {e}") from None
+            check_both_weights(torch.randn(m, k, dtype=dtype, device="cuda"), n, kind, f"{variant} ")
     kernel_override("MYNS_MATMUL_KERNEL", "wg176+acc")
     a, b = torch.randn(256, 4096, dtype=dtype, device="cuda"), torch.randn(11008, 4096, dtype=dtype, device="cuda").t()
     check_twice(torch.ops.myns.matmul(a, b), a, b, kind)
