@@ -547,16 +547,17 @@ fn wave_eff(bn: i64) -> f64 {
 /// there (fewer widths, split K, pairs over an odd row count) left whole or
 /// half waves of SMs idle; cuBLAS runs them on tiles 96 to 168 wide
 /// (`nvjet_sm90_tst_144x128_64x6`, grid 128). H200,
-/// bench/explore/mid-waves/, ratio to cuBLAS, plan before -> after: 256 x
-/// 3072 x 9216 (M x K x N) 0.76 -> 0.86-0.88 (144 wide), 512 x 3584 x 4608
-/// 0.80 -> 0.89-0.90 (144), 256 x 4096 x 6144 0.83 -> 0.96-0.99 (96), 512 x
-/// 8192 x 3072 0.84 -> 0.93-0.94 (96), 512 x 18944 x 3584 0.80 -> 0.84-0.88
-/// (112), 256 x 8192 x 10240 0.86 -> 0.98-0.99 (160), 256 x 4096 x 11008
-/// 0.83 -> 0.88 (176), 512 x 3072 x 9216 0.81 -> 0.86-0.87 (144 in two
-/// waves, where 320-wide tiles made 88% of one), 384 x 8192 x 3072 0.80 ->
-/// 0.90 (96, 73% of a wave), 384 x 3072 x 9216 0.51 -> 0.93 and 384 x 4096
-/// x 11008 0.55 -> 0.99-1.00 (256, single blocks: three rows of tiles in
-/// pairs are four). Pairs of the `WGQ` widths ran 1-5% slower than single
+/// bench/explore/mid-waves/, ratio to cuBLAS, plan before -> after (the
+/// final kernels, `widths-final-nk-h200-92e907f.md`): 256 x 3072 x 9216 (M
+/// x K x N) 0.76 -> 0.89 (144 wide), 512 x 3584 x 4608 0.80 -> 0.94 (144),
+/// 256 x 4096 x 6144 0.83 -> 0.95 (96), 512 x 8192 x 3072 0.84 -> 0.93 (96),
+/// 512 x 18944 x 3584 0.80 -> 0.89 (112), 512 x 3584 x 3584 0.82-0.86 ->
+/// 0.92 (112), 256 x 8192 x 10240 0.86 -> 0.97 (160), 256 x 4096 x 11008
+/// 0.83 -> 0.88 (176), 512 x 3072 x 9216 0.81 -> 0.94 (144 in two waves,
+/// where 320-wide tiles made 88% of one), 384 x 8192 x 3072 0.80 -> 0.88
+/// (96, 73% of a wave), 384 x 3072 x 9216 0.51 -> 0.93 and 384 x 4096 x
+/// 11008 0.55 -> 0.98 (256, single blocks: three rows of tiles in pairs are
+/// four). Pairs of the `WGQ` widths ran 1-5% slower than single
 /// blocks; so did the model's pairs of 256-wide tiles at 256 x 3584 x 14336
 /// and 512 x 4096 x 14336 (3-4%). Its misses: 192-wide tiles ran 1-3%
 /// faster than its 176-wide ones at 512 x 4096 x 11008 and 384 x 3584 x
@@ -1421,9 +1422,8 @@ mod tests {
         assert_eq!(wg_forced("wgh64", Some(2), 128, 4096, 4096, 1, 2, SMS, KN).map(|p| (p.tile, p.splits, p.cluster)), Some((WGH[1], 2, 1)));
         assert_eq!(wg_forced("wgh128c2", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(|p| (p.tile, p.cluster)), Some((WGH[0], 2)));
         // Two to four rows of tiles in at most two waves of the width with
-        // the least waves x width / `wave_eff` (`wg_waves`): the `WGQ` widths
-        // with B K-major, the others either way; unsplit; pairs (the model's)
-        // over even rows only.
+        // the least waves x width / `wave_eff` (`wg_waves`), `WGQ`'s
+        // included; B K-major; unsplit, single blocks.
         let width = |bn: i64| *WG_ALL.iter().find(|t| t.bn == bn).unwrap();
         for (m, n, k, bn) in [(256, 9216, 3072, 144), (512, 4608, 3584, 144), (500, 4600, 3584, 144), (256, 6144, 4096, 96), (512, 3072, 8192, 96), (512, 3584, 18944, 112), (384, 3072, 8192, 96), (256, 10240, 8192, 160), (256, 11008, 4096, 176), (512, 4096, 11008, 128), (512, 9216, 3072, 144), (512, 11008, 4096, 176), (384, 14336, 4096, 176)] {
             assert_eq!(wg_auto(m, n, k, 1, 2, SMS, NK).map(kc), Some((width(bn), 1, false, 1)), "{m} x {n} x {k}");

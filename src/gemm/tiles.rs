@@ -127,10 +127,11 @@ pub const WG: [WgTile; 4] = [
 /// SMs, where 128 x 192 ones make 192, 1.45 waves (cuBLAS runs
 /// `nvjet_sm90_tst_320x128_64x3` there).
 pub const WGX: [WgTile; 1] = [wg(320, 3, false, 64, 64)];
-/// Cooperative tiles whose widths make one wave of tiles where the `WG`
-/// widths come a little over or well under one (`wg96` to `wg176`, 16-bit,
-/// B K-major only: an N-major B tile is loaded in 64-column boxes). With 2
-/// or 4 rows of tiles, 128 of them on 132 SMs: 256 x 6144 and 512 x 3072 on
+/// Cooperative tiles whose widths fill one or two waves of tiles where the
+/// `WG` widths come a little over or well under whole waves (`wg96` to
+/// `wg176`, 16-bit, B K-major only: an N-major B tile is loaded in
+/// 64-column boxes; `plan::wg_waves`). With 2 or 4 rows of tiles, 128 of
+/// them on 132 SMs: 256 x 6144 and 512 x 3072 on
 /// 96-wide tiles, 512 x 3584 on 112, 256 x 9216 and 512 x 4608 on 144, 256
 /// x 10240 on 160, 256 x 11008 on 176 (126), where cuBLAS runs 96- to
 /// 168-wide tiles (`nvjet_sm90_tst_144x128_64x6`, H200). The 112- and
