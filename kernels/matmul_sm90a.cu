@@ -126,11 +126,14 @@ template <int BN, bool PP, bool OUT16, int BM> struct Tile {
   static constexpr int TMA_COLS = MYNS_WG_TMA_COLS(BN), BULK_COLS = MYNS_WG_BULK_COLS(BN), C_PITCH = BULK_COLS * 2 + 16;
   // TMA stores: boxes of 64 rows by C_BOX columns, 64 (128 bytes, 128-byte
   // swizzle) or, where a round is no multiple of 64 (`WGQ`), 16 (32 bytes,
-  // no swizzle); WgTile::c_box in src/gemm/tiles.rs.
-  // TMA_COLS 0 (`WGQ`'s 96, 160 and 176): stored from registers.
-  static constexpr int C_BOX = TMA_COLS % 64 == 0 ? 64 : 16, C_BOX_BYTES = 64 * C_BOX * 2;
+  // no swizzle): WgTile::c_box in src/gemm/tiles.rs, which also encodes the
+  // output's tensor map. TMA_COLS 0 (`WGQ`'s 96, 160 and 176): stored from
+  // registers.
+  static constexpr int C_BOX = PP ? 64 : MYNS_WG_C_BOX(BN), C_BOX_BYTES = 64 * C_BOX * 2;
   static constexpr bool STAGED = !PP && OUT16 && TMA_COLS > 0;
-  static_assert(PP || TMA_COLS == 0 || (BN % TMA_COLS == 0 && TMA_COLS % C_BOX == 0 && BN % BULK_COLS == 0 && BULK_COLS % 8 == 0), "staged rounds");
+  // (Divisors guarded: nvcc warns of a zero one even past `||`.)
+  static_assert(PP || TMA_COLS == 0 || (BN % (TMA_COLS ? TMA_COLS : 1) == 0 && TMA_COLS % C_BOX == 0 && BN % (BULK_COLS ? BULK_COLS : 1) == 0 && BULK_COLS % 8 == 0),
+                "staged rounds");
   static constexpr int C_HALF = TMA_COLS == 0 ? 0 : 64 * (TMA_COLS * 2 > C_PITCH ? TMA_COLS * 2 : C_PITCH);
   static constexpr int C_BYTES = STAGED ? 2 * C_HALF : 0;
   static constexpr int STAGES = BASE_STAGES + (!PP && !OUT16 ? 2 * C_HALF / STAGE_BYTES : 0);

@@ -742,17 +742,11 @@ pub(crate) fn wg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64,
     };
     let auto = wg_auto(m, n, k, batch, elem, sms, ops).map(|p| p.tile).unwrap_or(WG[WG.len() - 1]);
     let tile = wg_named(name, auto)?;
-    if tile.pingpong && elem == 4 {
-        return None; // no ping-pong TF32 kernels
+    if (tile.pingpong || !tile.has_tf32()) && elem == 4 {
+        return None; // no ping-pong TF32 kernels here, nor any of `wg320`, `wg96` to `wg176`
     }
-    if WGW.contains(&tile) && !ops.b_k {
-        return None; // `wgh144` reads a K-major B only
-    }
-    if WGX.contains(&tile) && elem != 2 {
-        return None; // `wg320` is 16-bit only
-    }
-    if WGQ.contains(&tile) && (elem != 2 || !ops.b_k) {
-        return None; // `wg96` to `wg176`: 16-bit, B K-major only
+    if tile.b_k_only() && !ops.b_k {
+        return None; // `wgh144`, `wg96` to `wg176`: B K-major only
     }
     let cluster = cluster.unwrap_or_else(|| wg_cluster_auto(&tile, m, n, k, batch, sms, ops)).min(wg_cluster(&tile, m));
     with_k_cluster(WgPlan { tile, splits: splits.unwrap_or(1), a_reg: false, cluster, k_cluster: false }, ranges)

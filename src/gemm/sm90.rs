@@ -252,10 +252,10 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     // Accumulating, staged only where TMA stores the whole tile (1), with its
     // reduce-add: in (2) the threads store each row's unaligned ends, which
     // would need loading first.
-    let staged = !plan.tile.pingpong
-        && plan.tile.tma_cols > 0 // (`WGQ`'s 96, 160 and 176 store from registers)
+    // (`out_bytes` 0: ping-pong and TF32 tiles, and `WGQ`'s 96, 160 and 176,
+    // store from registers.)
+    let staged = plan.tile.out_bytes(dtype.size() as i64) > 0
         && !plan.a_reg
-        && dtype != DType::F32
         && (q.beta == 0 || tma_ok)
         && q.scn == 1
         && q.scm >= q.n
@@ -298,23 +298,16 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     } else {
         sys::CUtensorMap { opaque: tm_a.opaque } // not read
     };
+    if plan.tile.b_k_only() && !b_k {
+        return Err(Error::runtime(format!("no Hopper kernel of tile {:?} reads an N-major B", plan.tile)));
+    }
     let (list, table) = match plan.tile.kind() {
-        "wgh" if WGW.contains(&plan.tile) => {
-            if !b_k {
-                return Err(Error::runtime(format!("no Hopper kernel of tile {:?} reads an N-major B", plan.tile)));
-            }
-            (&WGW[..], &WGW_KERNELS[..])
-        }
+        "wgh" if WGW.contains(&plan.tile) => (&WGW[..], &WGW_KERNELS[..]),
         "wgh" => (&WGH[..], &WGH_KERNELS[..]),
         _ if plan.k_cluster => (&WGK[..], &WGK_KERNELS[..]),
         "wgp" => (&WGP[..], &WGP_KERNELS[..]),
         "wg" if WGX.contains(&plan.tile) => (&WGX[..], &WGX_KERNELS[..]),
-        "wg" if WGQ.contains(&plan.tile) => {
-            if !b_k {
-                return Err(Error::runtime(format!("no Hopper kernel of tile {:?} reads an N-major B", plan.tile)));
-            }
-            (&WGQ[..], &WGQ_KERNELS[..])
-        }
+        "wg" if WGQ.contains(&plan.tile) => (&WGQ[..], &WGQ_KERNELS[..]),
         _ => (&WG[..], &WG_KERNELS[..]),
     };
     let Some(width) = list.iter().position(|t| *t == plan.tile) else {

@@ -195,9 +195,20 @@ impl WgTile {
         let bulk = self.bulk_cols * 2 + 16;
         WG_BM * if tma > bulk { tma } else { bulk }
     }
+    /// Whether the tile's kernels read B K-major only: an N-major B tile is
+    /// loaded in boxes of 64 columns (`WGQ`, `WGW`).
+    pub const fn b_k_only(&self) -> bool {
+        self.bn % 64 != 0
+    }
+    /// Whether the tile has TF32 kernels: widths of 64 to 256 in steps of 64
+    /// (not `WGX`, `WGQ`, `WGW`).
+    pub const fn has_tf32(&self) -> bool {
+        self.bn % 64 == 0 && self.bn <= 256
+    }
     /// Output columns per TMA store box (kernels/matmul_sm90a.cu `Tile::
-    /// C_BOX`): 64 (128 bytes, 128-byte swizzle) where the staged rounds are
-    /// multiples of 64 columns, else 16 (32 bytes, no swizzle: `WGQ`).
+    /// C_BOX`, through `MYNS_WG_C_BOX`): 64 (128 bytes, 128-byte swizzle)
+    /// where the staged rounds are multiples of 64 columns, else 16 (32
+    /// bytes, no swizzle: `WGQ`).
     pub const fn c_box(&self) -> i64 {
         if self.tma_cols % 64 == 0 {
             64
@@ -317,7 +328,7 @@ pub fn header() -> String {
     h += &format!(
         "#define MYNS_WG_BM {WG_BM}\n#define MYNS_WGH_BM {WGH_BM}\n#define MYNS_WG_BK_BYTES {WG_BK_BYTES}\n#define MYNS_WG_THREADS {WG_THREADS}\n\
          #define MYNS_WG_STAGES(BN) ({})\n#define MYNS_WGP_STAGES(BN) ({})\n#define MYNS_WGH_STAGES(BN) ({})\n\
-         #define MYNS_WG_TMA_COLS(BN) ({})\n#define MYNS_WG_BULK_COLS(BN) ({})\n\
+         #define MYNS_WG_TMA_COLS(BN) ({})\n#define MYNS_WG_BULK_COLS(BN) ({})\n#define MYNS_WG_C_BOX(BN) ({})\n\
          #define MYNS_SKINNY_WARPS {SKINNY_WARPS}\n#define MYNS_SKINNY_NW {SKINNY_NW}\n\
          #define MYNS_SKINNY_TMA_CW {SKINNY_TMA_CW}\n#define MYNS_SKINNY_TMA_STAGES(X) {}\n",
         by_width(&WG_ALL, |t| t.stages),
@@ -325,6 +336,7 @@ pub fn header() -> String {
         by_width(&WGH_ALL, |t| t.stages),
         by_width(&WG_ALL, |t| t.tma_cols),
         by_width(&WG_ALL, |t| t.bulk_cols),
+        by_width(&WG_ALL, |t| t.c_box()),
         SKINNY_TMA_STAGES.iter().map(|s| format!("X({s})")).collect::<Vec<_>>().join(" ")
     );
     h += &skinny_tma_builds();
@@ -360,10 +372,9 @@ pub fn rust_kernels() -> String {
         let half = |dt: &str| layouts(&format!("mm_{kind}{}_{dt}", t.bn)).replace("{M}", "MATMUL_SM90A");
         let kernel = |name: String| format!("Some(crate::cuda::Kernel::new(&crate::kernels::MATMUL_SM90A, \"{name}\"))");
         let (kk, reg) = match kind {
-            "wg" if WGX.contains(t) || WGQ.contains(t) => ("None".to_string(), "None".to_string()),
+            "wg" | "wgh" if !t.has_tf32() => ("None".to_string(), "None".to_string()),
             "wg" => (kernel(format!("mm_wg{}_tf32_kk", t.bn)), kernel(format!("mm_wgr{}_tf32", t.bn))),
             "wgk" => (kernel(format!("mm_wgk{}_tf32_kk", t.bn)), kernel(format!("mm_wgrk{}_tf32", t.bn))),
-            "wgh" if WGW.contains(t) => ("None".to_string(), "None".to_string()),
             "wgh" => ("None".to_string(), kernel(format!("mm_wgrh{}_tf32", t.bn))),
             _ => ("None".to_string(), "None".to_string()),
         };
