@@ -11,7 +11,7 @@
 // Block tile BM x BN x (128 bytes of K), BM 128 (or 64: `mm_wgh*`), BN 256,
 // 192, 128 or 64 (and 320, 16-bit cooperative: `mm_wg320_*`, two wgmmas a
 // k-step; 96, 112, 144, 160 and 176, 16-bit cooperative with B K-major,
-// `mm_wg<BN>_*_{kk,mk}`, of which 96, 160 and 176 store from registers; and 144 on 64 rows with
+// `mm_wg<BN>_*_{kk,mk}`, of which 96 stores from registers; and 144 on 64 rows with
 // B K-major, `mm_wgh144_*_{kk,mk}`;
 // src/gemm/tiles.rs, through gemm_tiles.h); three
 // warpgroups: warpgroup 0 is the producer (one thread issues the TMA
@@ -127,8 +127,7 @@ template <int BN, bool PP, bool OUT16, int BM> struct Tile {
   // TMA stores: boxes of 64 rows by C_BOX columns, 64 (128 bytes, 128-byte
   // swizzle) or, where a round is no multiple of 64 (`WGQ`), 16 (32 bytes,
   // no swizzle): WgTile::c_box in src/gemm/tiles.rs, which also encodes the
-  // output's tensor map. TMA_COLS 0 (`WGQ`'s 96, 160 and 176): stored from
-  // registers.
+  // output's tensor map. TMA_COLS 0 (`WGQ`'s 96): stored from registers.
   static constexpr int C_BOX = PP ? 64 : MYNS_WG_C_BOX(BN), C_BOX_BYTES = 64 * C_BOX * 2;
   static constexpr bool STAGED = !PP && OUT16 && TMA_COLS > 0;
   // (Divisors guarded: nvcc warns of a zero one even past `||`.)
@@ -999,8 +998,9 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
               const int head = min(cols, static_cast<int>((16 - s) % 16) / 2), body = (cols - head) / 8 * 8;
               if (ch < body / 8) stg128(dst + head + 8 * ch, lds128(src + 2 * head + 16 * ch));
               const int tail = cols - head - body;
-              if (ch < head) dst[ch] = lds_elem<T>(src + 2 * ch);
-              if (ch < tail) dst[head + body + ch] = lds_elem<T>(src + 2 * (head + body + ch));
+              // (Up to 7 elements each: rounds under 64 columns have fewer lanes a row.)
+              for (int e = ch; e < head; e += CPR) dst[e] = lds_elem<T>(src + 2 * e);
+              for (int e = ch; e < tail; e += CPR) dst[head + body + e] = lds_elem<T>(src + 2 * (head + body + e));
             }
           }
           continue;

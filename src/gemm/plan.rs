@@ -519,15 +519,21 @@ pub(crate) fn wg320_wave(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64
 /// `bn`, relative to the 96-wide one, as `wg_waves` weighs them: fitted to
 /// the H200's kernel times of every width forced on 17 products of 256 to
 /// 512 rows (bench/explore/mid-waves/, `widths-*` and `waves-*`: wider
-/// tiles reuse each A tile over more columns, up to 192).
+/// tiles reuse each A tile over more columns, up to 192); 144, 160 and 176
+/// then scaled by their speed-ups from staging the output in rounds (the
+/// medians of bench/explore/stage-rounds/, `ab*`: 1.03, 1.06, 1.04; 144 a
+/// little under, 1.21: at 512 x 11008 x 4096 (M x K x N) its 116 tiles ran
+/// 4% slower than 128 of 128 x 128, `ties-*`). So 160 in two waves takes
+/// four rows against 10240 columns from 320 in one: 0.97 -> 1.00 of cuBLAS
+/// at 512 x 8192 x 10240, 0.92 -> 0.98 at 512 x 4096 x 10240 (`n10240-*`).
 fn wave_eff(bn: i64) -> f64 {
     match bn {
         96 => 1.0,
         112 => 1.04,
         128 => 1.08,
-        144 => 1.18,
-        160 => 1.25,
-        176 => 1.28,
+        144 => 1.21,
+        160 => 1.33,
+        176 => 1.33,
         192 => 1.32,
         256 => 1.30,
         _ => 1.25,
@@ -1419,7 +1425,7 @@ mod tests {
         // the least waves x width / `wave_eff` (`wg_waves`), `WGQ`'s
         // included; B K-major; unsplit, single blocks.
         let width = |bn: i64| *WG_ALL.iter().find(|t| t.bn == bn).unwrap();
-        for (m, n, k, bn) in [(256, 9216, 3072, 144), (512, 4608, 3584, 144), (500, 4600, 3584, 144), (256, 6144, 4096, 96), (512, 3072, 8192, 96), (512, 3584, 18944, 112), (384, 3072, 8192, 96), (256, 10240, 8192, 160), (256, 11008, 4096, 176), (512, 4096, 11008, 128), (512, 9216, 3072, 144), (512, 11008, 4096, 176), (384, 14336, 4096, 176)] {
+        for (m, n, k, bn) in [(256, 9216, 3072, 144), (512, 4608, 3584, 144), (500, 4600, 3584, 144), (256, 6144, 4096, 96), (512, 3072, 8192, 96), (512, 3584, 18944, 112), (384, 3072, 8192, 96), (256, 10240, 8192, 160), (256, 11008, 4096, 176), (512, 4096, 11008, 128), (512, 9216, 3072, 144), (512, 11008, 4096, 176), (384, 14336, 4096, 176), (512, 10240, 8192, 160), (256, 8192, 8192, 128)] {
             assert_eq!(wg_auto(m, n, k, 1, 2, SMS, NK).map(kc), Some((width(bn), 1, false, 1)), "{m} x {n} x {k}");
         }
         assert_eq!(wg_auto(384, 11008, 4096, 1, 2, SMS, NK).map(kc), Some((WG[0], 1, false, 1)), "129 tiles of 256, three rows: single blocks");
@@ -1438,7 +1444,7 @@ mod tests {
         assert_eq!(wg_forced("wg144c2", Some(3), 512, 4608, 3584, 1, 2, SMS, NK).map(|p| (p.tile, p.cluster, p.splits)), Some((width(144), 2, 3)));
         assert_eq!(wg_forced("wg96", None, 256, 6144, 4096, 1, 2, SMS, KN), None);
         assert_eq!(wg_forced("wg96", None, 256, 6144, 4096, 1, 4, SMS, NK), None);
-        assert!(WGQ.iter().all(|t| t.smem(2) <= 227 * 1024 && !t.pingpong && (t.tma_cols == 0 || (t.tma_cols == t.bn && t.c_box() == 16)) && t.bn % 16 == 0 && t.bn % 64 != 0));
+        assert!(WGQ.iter().all(|t| t.smem(2) <= 227 * 1024 && !t.pingpong && (t.tma_cols == 0 || (t.bn % t.tma_cols == 0 && t.c_box() == 16)) && t.bn % 16 == 0 && t.bn % 64 != 0));
         assert!(WG.iter().chain(WGX.iter()).all(|t| t.c_box() == 64));
         // Pairs over an even number of rows of tiles only (`wg_cluster_auto`).
         for ops in [NK, KN] {

@@ -252,8 +252,8 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     // Accumulating, staged only where TMA stores the whole tile (1), with its
     // reduce-add: in (2) the threads store each row's unaligned ends, which
     // would need loading first.
-    // (`out_bytes` 0: ping-pong and TF32 tiles, and `WGQ`'s 96, 160 and 176,
-    // store from registers.)
+    // (`out_bytes` 0: ping-pong and TF32 tiles, and `WGQ`'s
+    // 96-wide one, store from registers.)
     let staged = plan.tile.out_bytes(dtype.size() as i64) > 0
         && !plan.a_reg
         && (q.beta == 0 || tma_ok)

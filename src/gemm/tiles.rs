@@ -134,16 +134,23 @@ pub const WGX: [WgTile; 1] = [wg(320, 3, false, 64, 64)];
 /// them on 132 SMs: 256 x 6144 and 512 x 3072 on
 /// 96-wide tiles, 512 x 3584 on 112, 256 x 9216 and 512 x 4608 on 144, 256
 /// x 10240 on 160, 256 x 11008 on 176 (126), where cuBLAS runs 96- to
-/// 168-wide tiles (`nvjet_sm90_tst_144x128_64x6`, H200). The 112- and
-/// 144-wide tiles stage their output whole (one round) and store it in TMA
-/// boxes 16 columns wide (see `c_box`); the others store from registers
-/// (`tma_cols` 0), which leaves them a stage more. Measured on the H200
-/// (bench/explore/mid-waves/, `widths-*`): staged, the 112- and 144-wide
-/// tiles ran 1-12% faster (K = 3072 to 4608 most; on one wave of 128- to
-/// 320-wide tiles registers cost 3-11%, `epi-*`), while the 96-wide one
-/// lost 9% at K = 8192 (7 stages against 8) and the 160- and 176-wide ones
-/// 2-3%.
-pub const WGQ: [WgTile; 5] = [wg(96, 8, false, 0, 0), wg(112, 6, false, 112, 112), wg(144, 5, false, 144, 144), wg(160, 6, false, 0, 0), wg(176, 5, false, 0, 0)];
+/// 168-wide tiles (`nvjet_sm90_tst_144x128_64x6`, H200). All but the
+/// 96-wide one stage their output and store it in TMA boxes 16 columns wide
+/// (see `c_box`): 112 whole (one round), 144, 160 and 176 in rounds of 48,
+/// 32 and 16 columns, so that they keep as many stages as stored from
+/// registers (`tma_cols` 0, the 96-wide tile: staged, it would lose one).
+/// Measured on the H200: staged whole, the 112- and 144-wide tiles ran
+/// 1-12% faster than from registers (K = 3072 to 4608 most; on one wave of
+/// 128- to 320-wide tiles registers cost 3-11%), while the 96-wide one lost
+/// 9% at K = 8192 (7 stages against 8) and the 160- and 176-wide ones 2-3%
+/// (bench/explore/mid-waves/, `widths-*`, `epi-*`); in rounds, 144 with six
+/// stages instead of five, 160 and 176 staged with the stages they had, they
+/// ran 2-10% faster again, 3-8% on the products the planner gives them
+/// (bench/explore/stage-rounds/). Not so the `WG` tiles: in rounds of 64
+/// columns with a stage more, 128 and 192 ran 2-7% slower on several waves
+/// of tiles (each round waits for the last one's copy to read the buffer,
+/// holding back the next tile), though faster on one.
+pub const WGQ: [WgTile; 5] = [wg(96, 8, false, 0, 0), wg(112, 6, false, 112, 112), wg(144, 6, false, 48, 48), wg(160, 6, false, 32, 32), wg(176, 5, false, 16, 16)];
 /// Every cooperative tile of the `wg` kernels: `WG`, `WGX`, then `WGQ`.
 pub const WG_ALL: [WgTile; 10] = [WG[0], WG[1], WG[2], WG[3], WGX[0], WGQ[0], WGQ[1], WGQ[2], WGQ[3], WGQ[4]];
 /// Ping-pong tiles (`wgp128`, `wgp64`).
@@ -186,7 +193,7 @@ impl WgTile {
     /// per consumer, 64 rows of `tma_cols` columns for TMA stores, or of
     /// `bulk_cols` columns and 16 bytes more (a row whose global start is off
     /// a 16-byte boundary is shifted by that offset) for the warps' copies;
-    /// none where `tma_cols` is 0 (stored from registers: `WGQ`'s 96, 160, 176).
+    /// none where `tma_cols` is 0 (stored from registers: `WGQ`'s 96).
     pub const fn out_region(&self) -> i64 {
         if self.tma_cols == 0 {
             return 0;
