@@ -540,14 +540,15 @@ fn wave_eff(bn: i64) -> f64 {
     }
 }
 
-/// The cooperative tile for a 16-bit product of two to four rows of
-/// 128-row tiles, at least 80% full (one product, K of 2048 or more, B
-/// K-major: nn.Linear's weights, where it was measured; no misaligned
-/// operand), where one of the widths from 96 up (`WGQ`'s included) makes
-/// its tiles in at most two waves: the one with the least waves x width /
-/// `wave_eff` (ties: the wider), where its tiles fill 70% of those waves'
-/// blocks or more; unsplit, single blocks. `None` elsewhere (fewer tiles:
-/// the model's split K and K clusters).
+/// The cooperative tile and K ranges for a 16-bit product of two to four
+/// rows of 128-row tiles, at least 80% full (one product, K of 2048 or
+/// more, B K-major: nn.Linear's weights, where it was measured; no
+/// misaligned operand), where one of the widths from 96 up (`WGQ`'s
+/// included) makes its tiles in at most two waves: the one with the least
+/// waves x width / `wave_eff` (ties: the wider), where its tiles fill 70%
+/// of those waves' blocks or more; unsplit, single blocks. Else two K
+/// ranges where K is long (below). `None` elsewhere (the model's split K
+/// and K clusters).
 ///
 /// Such products make one or two waves of tiles, and the model's choice
 /// there (fewer widths, split K, pairs over an odd row count) left whole or
@@ -570,15 +571,36 @@ fn wave_eff(bn: i64) -> f64 {
 /// 14336 (`three-nk-h200-947ef8c.md`). Not over four rows: at
 /// eight, 1024 x 32000 x 2048, one wave of 128 x 128 tiles had run 19%
 /// slower on the H100 than the model's 256-wide tiles in two K ranges.
-pub(crate) fn wg_waves(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> Option<WgTile> {
+///
+/// Where no width's tiles fill 70% of their waves (half a wave or less: 256
+/// rows against 3072 to 4096 columns) and K is 8192 or more, two K ranges:
+/// the width whose blocks, twice the tiles, fill one wave best by the same
+/// measure, where they fill 70% of it; a K cluster on the `WGK` widths
+/// (`wg_auto`). cuBLAS splits 256 x 18944 x 3584 (M x K x N) in two on
+/// 112-wide tiles. H200 (bench/explore/stage-rounds/, `halfwave-*`, ratio
+/// to cuBLAS): 256 x 18944 x 3584 0.83 -> 0.91 (192-wide tiles in three
+/// ranges before), 256 x 8192 x 3072 0.81 -> 0.93 (128-wide in a K
+/// cluster before); 256 x 14336 x 4096 stays on 128-wide tiles in a K
+/// cluster (0.90; 144-wide in two ranges 0.91). Not where a width fills
+/// its waves unsplit: 384 x 18944 x 3584 stays on 96-wide tiles (0.89;
+/// 192-wide in two ranges 0.91), 256 x 28672 x 8192 on 128-wide ones
+/// (0.97; 192-wide in three ranges 1.01): the model above would take
+/// wider tiles in two ranges there, unmeasured.
+pub(crate) fn wg_waves(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> Option<(WgTile, i64)> {
     let rows = cdiv(m, WG_BM);
     if elem != 2 || batch != 1 || k < 2048 || !ops.b_k || ops.misaligned || !(2..=4).contains(&rows) || 4 * rows * WG_BM > 5 * m {
         return None;
     }
-    let waves = |t: &WgTile| cdiv(wg_tiles(m, n, batch, t), sms);
-    let cost = |t: &WgTile| waves(t) as f64 * t.bn as f64 / wave_eff(t.bn);
-    let best = WG[..3].iter().chain(WGX.iter()).chain(WGQ.iter()).filter(|t| waves(t) <= 2).min_by(|a, b| cost(a).total_cmp(&cost(b)).then(b.bn.cmp(&a.bn)))?;
-    (10 * wg_tiles(m, n, batch, best) >= 7 * waves(best) * sms).then_some(*best)
+    // Blocks of `t` over `splits` K ranges, their waves, and their modelled time.
+    let blocks = |t: &WgTile, splits: i64| wg_tiles(m, n, batch, t) * splits;
+    let waves = |t: &WgTile, splits: i64| cdiv(blocks(t, splits), sms);
+    let cost = |t: &WgTile, splits: i64| waves(t, splits) as f64 * t.bn as f64 / wave_eff(t.bn) / splits as f64;
+    let pick = |splits: i64, max_waves: i64| {
+        let widths = WG[..3].iter().chain(WGX.iter().filter(|_| splits == 1)).chain(WGQ.iter());
+        let best = widths.filter(|t| waves(t, splits) <= max_waves).min_by(|a, b| cost(a, splits).total_cmp(&cost(b, splits)).then(b.bn.cmp(&a.bn)))?;
+        (10 * blocks(best, splits) >= 7 * waves(best, splits) * sms).then_some((*best, splits))
+    };
+    pick(1, 2).or_else(|| if k >= 8192 { pick(2, 1) } else { None })
 }
 
 /// The automatic Hopper plan for 16-bit types (and TF32's K-major copies:
@@ -606,8 +628,10 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
     if wg64_wave(m, n, k, batch, elem, sms, ops) {
         return Some(WgPlan { tile: WG[3], splits: 1, a_reg: false, cluster: 1, k_cluster: false });
     }
-    if let Some(tile) = wg_waves(m, n, k, batch, elem, sms, ops) {
-        return Some(WgPlan { tile, splits: 1, a_reg: false, cluster: 1, k_cluster: false });
+    if let Some((tile, splits)) = wg_waves(m, n, k, batch, elem, sms, ops) {
+        // (Two K ranges of a `WGK` width: a cluster's blocks, no partials through L2.)
+        let k_cluster = splits > 1 && k_cluster_able(&tile);
+        return Some(WgPlan { tile, splits, a_reg: false, cluster: 1, k_cluster });
     }
     if wg320_wave(m, n, k, batch, elem, sms) {
         return Some(WgPlan { tile: WGX[0], splits: 1, a_reg: false, cluster: 1, k_cluster: false });
@@ -1432,6 +1456,13 @@ mod tests {
         assert_eq!(wg_auto(384, 9216, 3072, 1, 2, SMS, NK).map(kc), Some((WG[0], 1, false, 1)), "108 tiles of 256, three rows: single blocks");
         assert_eq!(wg_auto(256, 14336, 3584, 1, 2, SMS, NK).map(kc), Some((WG[0], 1, false, 1)), "112 tiles of 256");
         assert_eq!(wg_auto(512, 14336, 4096, 1, 2, SMS, NK).map(kc), Some((WG[0], 1, false, 1)), "224 tiles of 256");
+        // Where no width fills 70% of its waves, two K ranges (K of 8192 or
+        // more) on the width whose blocks fill one wave best; a K cluster
+        // on the `WGK` widths.
+        for (m, n, k, bn, kcl) in [(256, 3584, 18944, 112, false), (224, 3072, 8192, 96, false), (384, 2048, 8192, 96, false), (512, 2048, 8192, 128, true), (256, 4096, 14336, 128, true)] {
+            assert_eq!(wg_auto(m, n, k, 1, 2, SMS, NK).map(kc), Some((width(bn), 2, kcl, 1)), "{m} x {n} x {k}");
+        }
+        assert_eq!(wg_waves(256, 3072, 4096, 1, 2, SMS, NK), None, "short K: not split");
         assert_eq!(wg_waves(512, 4096, 11008, 1, 2, SMS, KN), None, "B N-major");
         assert_eq!(wg_waves(256, 9216, 3072, 1, 2, SMS, Operands { b_k: true, misaligned: true }), None);
         // Not on one row of tiles nor over four, rows under 80% full, short

@@ -170,7 +170,7 @@ def poison(numel, dtype):
 # `skinny` blocks per cluster).
 VARIANTS = {
     "f16": ["auto", "generic", "256", "128", "64", "16", "64/3", "16/5", "skinny", "skinny/2", "skinny_tma", "skinny_tma/4", "skinny_tma16", "skinny_tma4", "wg", "wg/3", "wg128", "wg64/2", "wgp", "wgp64/2", "wg128c2", "wgpc2/2", "wg192c2", "wgh", "wgh64/2", "wgh128c2", "wg64c2/2", "wg64k4", "wg192k2", "wgh128k2", "wgh144", "wgh144k2", "wg320", "wg112", "wg160"],
-    "bf16": ["auto", "generic", "256", "128", "64", "16", "128/2", "16/5", "skinny/4", "skinny/8", "skinny_tma", "skinny_tma/2", "skinny_tma8", "skinny_tma16/2", "skinny_tma4/2", "wg", "wg/3", "wg256", "wg128/3", "wg64", "wgp128", "wgp64/3", "wg256c1", "wg256c2", "wgc2/3", "wgp128c2", "wgp128c1", "wg192", "wg192c2", "wg192/2", "wgh128", "wgh64", "wgh128/3", "wgh64c2", "wgh64c2/3", "wg64c2", "wg64k2", "wg128k4", "wg192k2", "wgh64k2", "wgh128k4", "wgh144", "wgh144/3", "wgh144c2", "wg320", "wg320c2", "wg320/2", "wg96", "wg144/2", "wg176", "wg144c2"],
+    "bf16": ["auto", "generic", "256", "128", "64", "16", "128/2", "16/5", "skinny/4", "skinny/8", "skinny_tma", "skinny_tma/2", "skinny_tma8", "skinny_tma16/2", "skinny_tma4/2", "wg", "wg/3", "wg256", "wg128/3", "wg64", "wgp128", "wgp64/3", "wg256c1", "wg256c2", "wgc2/3", "wgp128c2", "wgp128c1", "wg192", "wg192c2", "wg192/2", "wgh128", "wgh64", "wgh128/3", "wgh64c2", "wgh64c2/3", "wg64c2", "wg64k2", "wg128k4", "wg192k2", "wgh64k2", "wgh128k4", "wgh144", "wgh144/3", "wgh144c2", "wg320", "wg320c2", "wg320/2", "wg96", "wg144/2", "wg176", "wg144c2", "wg112/2", "wg160/3"],
     "tf32": ["auto", "256", "128", "64", "16", "64/3", "16/5", "wg", "wg/3", "wg128", "wg64/2", "wg256c2", "wgr", "wgr/3", "wgr256", "wgr128/2", "wgr64", "wg192", "wgr192", "wgr256c2", "wgr128c2/2", "wgrh128", "wgrh64", "wgrh128/3", "wgrh64c2", "wgr128k2", "wgr64k4", "wg128k2", "wgrh64k2", "skinny/2", "skinny_tma", "skinny_tma/2", "skinny_tma8", "skinny_tma4/4"],
     "f32": ["auto", "generic", "256", "128", "64", "16", "256/2", "128/3", "64/4", "16/5", "skinny", "skinny/4", "skinny/8", "skinny_tma", "skinny_tma/2", "skinny_tma8", "skinny_tma8/2", "skinny_tma4", "x128/2"],
     # Unsplit, so the float64 sums' bound holds (split K sums float32 partials).
@@ -675,15 +675,17 @@ def test_wide_tile_on_llm_shapes(kind, kernel_override):
 @pytest.mark.parametrize("kind", ["bf16", "f16"])
 def test_one_wave_widths_on_llm_shapes(kind, kernel_override):
     """The cooperative widths of one wave (`wg96` to `wg176`: B K-major;
-    112 and 144 store in TMA boxes 16 columns wide, the others from
-    registers) on nn.Linear products where the plan takes
-    them (plan.rs `wg_waves`: 128 tiles each), forced and automatic, with
-    nn.Linear's weight and a row-major one (which they do not read: the
-    plan falls back); a last column of tiles partly past N, a row of tiles
-    partly past M, split K, pairs, and accumulating."""
+    all but 96 stage their output in TMA boxes 16 columns wide, 144 to 176
+    in rounds; 96 stores from registers) on nn.Linear products where the
+    plan takes
+    them (plan.rs `wg_waves`: 128 tiles each, or 128 blocks of two K
+    ranges at 256 x 18944 x 3584 and 224 x 8192 x 3072), forced and
+    automatic, with nn.Linear's weight and a row-major one (which they do
+    not read: the plan falls back); a last column of tiles partly past N, a
+    row of tiles partly past M, split K, pairs, and accumulating."""
     dtype = DT[kind]
     torch.manual_seed(15)
-    cases = [("wg144", 256, 3072, 9216), ("wg96", 256, 4096, 6144), ("wg112", 512, 18944, 3584), ("wg160", 256, 8192, 10240), ("wg176", 256, 4096, 11008), ("wg144", 500, 3584, 4600)]
+    cases = [("wg144", 256, 3072, 9216), ("wg96", 256, 4096, 6144), ("wg112", 512, 18944, 3584), ("wg160", 256, 8192, 10240), ("wg176", 256, 4096, 11008), ("wg144", 500, 3584, 4600), ("wg112/2", 256, 18944, 3584), ("wg96/2", 224, 8192, 3072)]
     for width, m, k, n in cases:
         for variant in [width, "auto"] + (["wg144/3", "wg144c2"] if m == 500 else []):
             kernel_override("MYNS_MATMUL_KERNEL", variant)
