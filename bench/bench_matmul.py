@@ -13,9 +13,10 @@ Classes (each row: MxKxN, or BxMxKxN for bmm):
   Qwen2-7B's 3584x18944 as nn.Linear holds them, bf16, and TF32 against
   4096x4096, with GB/s;
 - prefill: 256 to 512 tokens against LLM weights as nn.Linear holds them
-  (Phi-3-mini's qkv 3072x9216, Qwen2-7B's qkv 3584x4608 and down
-  18944x3584, Llama-3-8B's qkv 4096x6144 and gate/up 4096x14336, Llama-2-7B's
-  up 4096x11008), bf16: products of one or two waves of tiles;
+  (Phi-3-mini's qkv 3072x9216 and down 8192x3072, Qwen2-7B's qkv 3584x4608
+  and down 18944x3584, Llama-3-8B's qkv 4096x6144 and gate/up 4096x14336,
+  Llama-2-7B's up 4096x11008), bf16: products of one or two waves of tiles,
+  or of half a wave split in two K ranges;
 - lm_head: x @ W^T with nn.Linear's weight layout, vocab 32000, 32001,
   50257, 128256, for 2048 tokens and for one (decode);
 - unaligned: K or N off by one (4096x4096x4095, 4096x4095x4096,
@@ -107,7 +108,7 @@ def problems(quick: bool):
             for k, n in [(4096, 4096), (4096, 14336), (14336, 4096), (3584, 18944)]:
                 P.append(("small_m", "bf16", 1, m, k, n, "nk"))
             P.append(("small_m", "tf32", 1, m, 4096, 4096, "nk"))
-        for m, k, n in [(256, 3072, 9216), (512, 3072, 9216), (512, 3584, 4608), (512, 18944, 3584), (256, 4096, 6144), (512, 4096, 14336), (384, 4096, 11008)]:
+        for m, k, n in [(256, 3072, 9216), (512, 3072, 9216), (512, 3584, 4608), (512, 18944, 3584), (256, 4096, 6144), (512, 4096, 14336), (384, 4096, 11008), (256, 18944, 3584), (256, 8192, 3072)]:
             P.append(("prefill", "bf16", 1, m, k, n, "nk"))
     for v in [32000, 32001] + ([] if quick else [50257, 128256]):
         P.append(("lm_head", "bf16", 1, 2048, 4096, v, "nk"))
