@@ -677,9 +677,8 @@ def test_one_wave_widths_on_llm_shapes(kind, kernel_override):
     """The cooperative widths of one wave (`wg96` to `wg176`: B K-major;
     all but 96 stage their output in TMA boxes 16 columns wide, 144 to 176
     in rounds; 96 stores from registers) on nn.Linear products where the
-    plan takes
-    them (plan.rs `wg_waves`: 128 tiles each, or 128 blocks of two K
-    ranges at 256 x 18944 x 3584 and 224 x 8192 x 3072), forced and
+    plan takes them (plan.rs `wg_waves`: 128 tiles each, or 128 blocks of
+    two K ranges at 256 x 18944 x 3584 and 224 x 8192 x 3072), forced and
     automatic, with nn.Linear's weight and a row-major one (which they do
     not read: the plan falls back); a last column of tiles partly past N, a
     row of tiles partly past M, split K, pairs, and accumulating."""
