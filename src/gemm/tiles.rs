@@ -145,7 +145,7 @@ pub const WGX: [WgTile; 1] = [wg(320, 3, false, 64, 64)];
 /// 9% at K = 8192 (7 stages against 8) and the 160- and 176-wide ones 2-3%
 /// (bench/explore/mid-waves/, `widths-*`, `epi-*`); in rounds, 144 with six
 /// stages instead of five, 160 and 176 staged with the stages they had, they
-/// ran 2-10% faster again, 3-8% on the products the planner gives them
+/// ran 2-10% faster again, 2-9% on the products the planner gives them
 /// (bench/explore/stage-rounds/). Not so the `WG` tiles: in rounds of 64
 /// columns with a stage more, 128 and 192 ran 2-7% slower on several waves
 /// of tiles (each round waits for the last one's copy to read the buffer,
