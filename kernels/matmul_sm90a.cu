@@ -43,7 +43,7 @@
 // through distributed shared memory: split K with no workspace, no fence
 // and no second pass (see the consumers' `kc` step).
 //
-// Output: cooperative 16-bit kernels (but those three) with a unit-stride output
+// Output: cooperative 16-bit kernels (but `WGQ`'s 96-wide one) with a unit-stride output
 // (`p.tma_store`, set by src/gemm/sm90.rs) write each consumer's 64 x BN
 // half into shared memory (the 256-wide tile in two rounds of 128 columns,
 // which leaves room for a fourth stage); with 16-byte aligned rows (1) they

@@ -387,9 +387,10 @@ int main(int argc, char** argv) {
   // The cooperative widths of one wave (B K-major): both A layouts and
   // 16-bit types, the edges in M, N (past a tile and inside one) and K,
   // batches, one element, split K (112: 14 float4s a thread summed at once;
-  // 144: 6 at a time); stored from registers, and (112, 144) staged and
+  // 144: 6 at a time); stored from registers, and (112 to 176) staged and
   // copied out by the warps (rows TMA cannot address; its own stores are
-  // not emulated).
+  // not emulated), whole or in rounds of 48, 32 and 16 columns, whose rows
+  // have fewer lanes than a row's unaligned ends have elements.
   for (int bn : {96, 112, 144, 160, 176}) {
     run_case<__nv_bfloat16>(bn, COOP, bn % 32 == 0, true, 1, 130, 136, 2 * bn + 13, ubf, 0, 1, 2);
     run_case<__half>(bn, COOP, bn % 32 != 0, true, 2, 70, 70, bn + 1, uh, 0, 1, 3);
@@ -398,7 +399,7 @@ int main(int argc, char** argv) {
   run_case<__nv_bfloat16>(112, COOP, true, true, 1, 64, 330, 200, ubf, 0, 4, 2);
   run_case<__nv_bfloat16>(144, COOP, false, true, 1, 130, 330, 300, ubf, 0, 3, 2);
   run_case<__half>(176, COOP, true, true, 2, 200, 200, 190, uh, 0, 2, 3);
-  for (int bn : {112, 144}) run_case<__nv_bfloat16>(bn, COOP, bn != 144, true, 1, 130, 72, 2 * bn + 13, ubf, 0, 1, 2, 2, bn / 16 % 8);
+  for (int bn : {112, 144, 160, 176}) run_case<__nv_bfloat16>(bn, COOP, bn != 144, true, 1, 130, 72, 2 * bn + 13, ubf, 0, 1, 2, 2, bn / 16 % 8);
   run_case<__half>(144, COOP, true, true, 2, 70, 40, 145, uh, 0, 3, 2, 2, 1);
   // Split-K (persistent blocks walking splits and batches).
   run_case<__nv_bfloat16>(256, false, true, false, 2, 130, 300, 260, ubf, 0, 3);
