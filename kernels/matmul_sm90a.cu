@@ -49,12 +49,18 @@
 // which leaves room for a fourth stage); with 16-byte aligned rows (1) they
 // store it with TMA (boxes of 64 columns, or of 16 where BN is no multiple
 // of 64) and go straight on to the next tile while the copy
-// engine writes it out; with other rows (2: N = 4095, a vocabulary of
-// 32001), which TMA cannot address, each row shifted to its global
-// alignment and copied out by the warps, its aligned middle in 16-byte
-// vectors. Accumulating (c += a @ b), (1) adds the staged tile with TMA's
-// reduce-add store instead, and (2) is not taken. The others store from
-// registers.
+// engine writes it out. Rows that TMA cannot address as one tensor (N =
+// 4095, a vocabulary of 32001: a pitch off 16 bytes) are eight tensors
+// that it can, every eighth row (a pitch of 8 rows is a whole number of
+// 16-byte units), each with its own map (`OutMaps`) and first column; with
+// a K-major A (3) the producer loads A's rows in the order that puts each
+// warp's 16 accumulator rows in one such tensor (rows r, r + 8, ...,
+// r + 120 of the tile: A's map is m = 8 b + r, read as (k, b, r)), so the
+// staging is as in (1) and each warp's rows go out as one TMA box. Else (2)
+// each row is shifted to its global alignment and copied out by the warps,
+// its aligned middle in 16-byte vectors. Accumulating (c += a @ b), (1) and
+// (3) add the staged tile with TMA's reduce-add store instead, and (2) is
+// not taken. The others store from registers.
 //
 // TF32 reads K-major operands only (`mm_wg<BN>_tf32_kk`), and also comes
 // with an M-contiguous A (`mm_wgr<BN>_tf32`): wgmma reads TF32 from shared
@@ -69,11 +75,11 @@
 // (bench/explore/tf32-tma/); the tensor cores alone would drop the low 13
 // mantissa bits.
 //
-//   mm_wg<BN>_<dtype>_<a><b>(tmA, tmB, tmC, GemmParams)   (tensor maps built in src/gemm/sm90.rs)
-//   mm_wgp<BN>_<dtype>_<a><b>(tmA, tmB, tmC, GemmParams)
-//   mm_wgh<BN>_<dtype>_<a><b>(tmA, tmB, tmC, GemmParams)
-//   mm_wgr<BN>_tf32(tmA, tmB, tmC, GemmParams)
-//   mm_wgrh<BN>_tf32(tmA, tmB, tmC, GemmParams)
+//   mm_wg<BN>_<dtype>_<a><b>(tmA, tmB, OutMaps, GemmParams)   (tensor maps built in src/gemm/sm90.rs)
+//   mm_wgp<BN>_<dtype>_<a><b>(tmA, tmB, OutMaps, GemmParams)
+//   mm_wgh<BN>_<dtype>_<a><b>(tmA, tmB, OutMaps, GemmParams)
+//   mm_wgr<BN>_tf32(tmA, tmB, OutMaps, GemmParams)
+//   mm_wgrh<BN>_tf32(tmA, tmB, OutMaps, GemmParams)
 //   mm_wgk<BN>_<dtype>_<a><b>, mm_wgk<BN>_tf32_kk, mm_wgrk<BN>_tf32: as mm_wg*, mm_wgr*, summing K ranges in a cluster (p.kcl; mm_wgh*, mm_wgrh* too)
 #include <cuda.h>
 
@@ -83,6 +89,12 @@
 
 namespace myns {
 namespace sm90 {
+
+// The output's tensor maps (src/gemm/sm90.rs `OutMaps`): rows[0] the whole
+// output (tma_store 1), or rows[r] its rows m = 8 j + r (3); else unread.
+struct OutMaps {
+  CUtensorMap rows[8];
+};
 
 // A k-tile is 128 bytes of K per row (64 half or 32 float elements): one
 // 128-byte swizzle atom wide, 4 wgmma k-steps of 32 bytes. Narrower tiles
@@ -424,7 +436,8 @@ template <typename T> struct Wgmma<T, 320> {
 // cooperative or ping-pong on 64 rows): A is M-contiguous and goes through
 // registers. BM: the tile's rows, 128 or 64 (ping-pong).
 template <typename T, bool A_K, bool B_K, int BN, bool PP, bool A_REG, int BM, bool KC>
-__device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMap* tmB, const CUtensorMap* tmC, const GemmParams& p) {
+__device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMap* tmB, const OutMaps* out, const GemmParams& p) {
+  const CUtensorMap* tmC = &out->rows[0];
   using L = Tile<BN, PP, sizeof(T) == 2, BM>;
   constexpr int STAGES = L::STAGES, A_BYTES = L::A_BYTES, STAGE_BYTES = L::STAGE_BYTES, NACC = BN / 2;
   constexpr int BK = BK_BYTES / sizeof(T);
@@ -522,6 +535,8 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     prefetch_tensormap(tmA);
     prefetch_tensormap(tmB);
     if (p.tma_store == 1) prefetch_tensormap(tmC);
+    if (p.tma_store == 3)
+      for (int r = 0; r < 8; ++r) prefetch_tensormap(&out->rows[r]);
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(full(s), 1);
       mbar_init(empty(s), (PP ? 1 : CONSUMERS) * 4 * mcl);  // one arrival per consuming warp of the pair
@@ -583,7 +598,12 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
 #pragma unroll
             for (int j = 0; j < BM / 32; ++j) tma_load(a_stage(s) + j * BK * 128, tmA, full(s), t.m0 + 32 * j, k, t.bz);
           } else if constexpr (A_K) {
-            tma_load(a_stage(s), tmA, full(s), k, t.m0, t.bz);
+            // (3: rows m0 + 8 b + r as (k, b, r); one batch.)
+            if (p.tma_store == 3) {
+              tma_load(a_stage(s), tmA, full(s), k, t.m0 / 8, 0);
+            } else {
+              tma_load(a_stage(s), tmA, full(s), k, t.m0, t.bz);
+            }
           } else {
             // M-contiguous: boxes of 64 rows (128 bytes) by BK k-lines.
 #pragma unroll
@@ -910,7 +930,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
         if (p.tma_store) {
           const uint32_t cbuf = c_base + cw * L::C_HALF;  // 1024-aligned (C_HALF is a multiple of 1024)
           const bool leader = tid % 128 == 0;
-          if (p.tma_store == 1) {
+          if (p.tma_store == 1 || (A_K && p.tma_store == 3)) {
             // This consumer's 64 x BN half in rounds of TMA_COLS columns,
             // each as boxes of 64 rows by C_BOX columns (64: 128-byte
             // swizzle, 16-byte chunk c of row r at c ^ (r % 8); 16: rows of
@@ -932,13 +952,32 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
               }
               fence_async_smem();
               bar_sync(1 + cw, 128);
-              if (leader) {
+              if (leader && p.tma_store == 1) {
 #pragma unroll
                 for (int b = 0; b < L::TMA_COLS / L::C_BOX; ++b) {
                   if (p.beta) {
                     tma_store_add(tmC, cbuf + b * L::C_BOX_BYTES, n0 + c0 + L::C_BOX * b, m0 + cw * 64, t.bz);
                   } else {
                     tma_store(tmC, cbuf + b * L::C_BOX_BYTES, n0 + c0 + L::C_BOX * b, m0 + cw * 64, t.bz);
+                  }
+                }
+                tma_store_commit();
+              } else if (leader) {
+                // (3) Warp w's 16 rows are rows m0 + 8 b + r of the output,
+                // r = 4 cw + w: rows m0 / 8 + b of tensor r, whose first
+                // column lies `shift` elements past its 16-byte aligned start.
+#pragma unroll
+                for (int w = 0; w < 4; ++w) {
+                  const int r = 4 * cw + w;
+                  const int shift = static_cast<int>(reinterpret_cast<uintptr_t>(static_cast<T*>(p.c) + r * p.scm) % 16) / static_cast<int>(sizeof(T));
+#pragma unroll
+                  for (int b = 0; b < L::TMA_COLS / L::C_BOX; ++b) {
+                    const uint32_t src = cbuf + b * L::C_BOX_BYTES + w * (L::C_BOX_BYTES / 4);
+                    if (p.beta) {
+                      tma_store_add(&out->rows[r], src, shift + n0 + c0 + L::C_BOX * b, m0 / 8, 0);
+                    } else {
+                      tma_store(&out->rows[r], src, shift + n0 + c0 + L::C_BOX * b, m0 / 8, 0);
+                    }
                   }
                 }
                 tma_store_commit();
@@ -1115,7 +1154,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   // The output's last TMA stores have read their shared memory before the
   // block leaves (their writes complete with the grid, as CUTLASS's
   // epilogues rely on).
-  if (!PP && !A_REG && wg > 0 && p.tma_store == 1 && tid % 128 == 0) tma_store_wait_read();
+  if (!PP && !A_REG && wg > 0 && (p.tma_store == 1 || p.tma_store == 3) && tid % 128 == 0) tma_store_wait_read();
   // A block leaves only when its peer is done arriving on its barriers.
   if (cl > 1 && !kc) {
     __syncwarp();
@@ -1131,8 +1170,8 @@ using myns::GemmParams;
 #define MYNS_WG_ONE(name, T, AK, BKC, BN, PP, AREG, BM, KC)                                             \
   extern "C" __global__ void __launch_bounds__(myns::sm90::THREADS, 1)                                  \
       name(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB,                \
-           const __grid_constant__ CUtensorMap tmC, const GemmParams p) {                                  \
-    myns::sm90::wg_gemm<T, AK, BKC, BN, PP, AREG, BM, KC>(&tmA, &tmB, &tmC, p);                        \
+           const __grid_constant__ myns::sm90::OutMaps out, const GemmParams p) {                          \
+    myns::sm90::wg_gemm<T, AK, BKC, BN, PP, AREG, BM, KC>(&tmA, &tmB, &out, p);                        \
   }
 #define MYNS_WG_LAYOUTS(kind, PP, BN, dt, T, BM, KC)                            \
   MYNS_WG_ONE(mm_##kind##BN##_##dt##_kk, T, true, true, BN, PP, false, BM, KC)   \

@@ -141,9 +141,8 @@ template <int N> struct WgmmaRS {
 
 // Clusters: only the K-range form (p.kcl), whose blocks share nothing but
 // the cluster barrier and each other's partials; the M pairs' multicast
-// loads and remote mbarrier arrives, and TMA stores, are not emulated
-// (wg_main.cc launches with tma_store 0 or 2: outputs staged in shared
-// memory and copied out by the warps); reaching one is an error.
+// loads and remote mbarrier arrives, and TMA's reduce-add stores, are not
+// emulated; reaching one is an error.
 inline void emu_unsupported(const char* what) { fprintf(stderr, "FAIL: %s is not emulated\n", what); exit(4); }
 inline void emu_fail(const char* what) { fprintf(stderr, "FAIL: %s (block %u, thread %u)\n", what, emu::cur->bid.x, emu::cur->tid.x); exit(6); }
 // The running cluster: its blocks (slots 0 .. ranks - 1), and barrier.cluster
@@ -224,7 +223,21 @@ inline void bar_sync(int id, int count) {
   if (++n == want) { n = 0; ++gen; ++emu_progress; }
   else while (gen == g) emu::yield();
 }
-inline void stmatrix4(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t) { emu_unsupported("stmatrix"); }
+// stmatrix.x4 (b16): lane l gives row l % 8 of matrix l / 8's address;
+// register i of the lane of row g, column pair t (lane 4 g + t) is
+// matrix i's columns 2 t, 2 t + 1 of row g.
+inline uint32_t emu_stm_regs[EMU_RANKS * 12][32][4];  // by emu::warp() (12 a block)
+inline void stmatrix4(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
+  const int w = emu::warp(), l = emu::lane();
+  if (addr % 16 || addr + 16 > EMU_SMEM) { fprintf(stderr, "bad stmatrix row address %u\n", addr); abort(); }
+  uint32_t* mine = emu_stm_regs[w][l];
+  mine[0] = r0; mine[1] = r1; mine[2] = r2; mine[3] = r3;
+  emu::syncwarp();
+  uint32_t row[4];
+  for (int t = 0; t < 4; ++t) row[t] = emu_stm_regs[w][4 * (l % 8) + t][l / 8];
+  emu::syncwarp();
+  memcpy(emu_window() + addr, row, 16);
+}
 // Outputs whose rows TMA cannot address (tma_store 2): shared-memory
 // stores and loads, and 16-byte global stores, each checked for alignment.
 inline void sts32(uint32_t addr, uint32_t v) {
@@ -247,11 +260,29 @@ template <typename T> inline T lds_elem(uint32_t addr) {
   if (addr % 2) { fprintf(stderr, "misaligned ld.shared.u16\n"); abort(); }
   T x; memcpy(&x, emu_window() + addr, 2); return x;
 }
-inline void tma_store_commit() { emu_unsupported("a TMA store"); }
-inline void tma_store_wait_read() { emu_unsupported("a TMA store"); }
+// TMA tiled stores land at once: shared memory from `src` (box rows of
+// box[0] elements, 128-byte swizzled or not) to the box at (c0, c1, c2),
+// nothing past the tensor's edges (or before its start) written.
+inline void tma_store_commit() {}
+inline void tma_store_wait_read() {}
 inline void prefetch_tensormap(const CUtensorMap*) {}
 inline void fence_async_smem() {}
-inline void tma_store(const CUtensorMap*, uint32_t, int, int, int) { emu_unsupported("a TMA store"); }
+inline void tma_store(const CUtensorMap* map, uint32_t src, int c0, int c1, int c2) {
+  const EmuMap* m = reinterpret_cast<const EmuMap*>(map);
+  if (src % (m->swizzle ? 1024 : 128)) { fprintf(stderr, "TMA store source %u not %d-aligned\n", src, m->swizzle ? 1024 : 128); abort(); }
+  const uint32_t row_bytes = m->box[0] * m->elem;
+  if (src + row_bytes * m->box[1] * m->box[2] > EMU_SMEM) { fprintf(stderr, "TMA store source past shared memory\n"); abort(); }
+  unsigned char* base = const_cast<unsigned char*>(m->base);
+  for (uint32_t i2 = 0; i2 < m->box[2]; ++i2)
+    for (uint32_t i1 = 0; i1 < m->box[1]; ++i1)
+      for (uint32_t i0 = 0; i0 < m->box[0]; ++i0) {
+        const int64_t x0 = (int64_t)c0 + i0, x1 = (int64_t)c1 + i1, x2 = (int64_t)c2 + i2;
+        if (x0 < 0 || x1 < 0 || x2 < 0 || (uint64_t)x0 >= m->dims[0] || (uint64_t)x1 >= m->dims[1] || (uint64_t)x2 >= m->dims[2]) continue;
+        const uint32_t R = i1 + m->box[1] * i2, off = R * row_bytes + i0 * m->elem;
+        const uint32_t phys = m->swizzle ? off ^ ((R % 8) << 4) : off;
+        memcpy(base + x0 * m->elem + x1 * m->strides[0] + x2 * m->strides[1], emu_window() + src + phys, m->elem);
+      }
+}
 inline void tma_store_add(const CUtensorMap*, uint32_t, int, int, int) { emu_unsupported("a TMA reduce-add store"); }
 inline void __syncwarp(unsigned = 0xffffffffu) { emu::syncwarp(); }
 

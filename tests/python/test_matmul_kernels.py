@@ -429,19 +429,22 @@ def test_edge_cases(kind, kernel_override):
 def test_unaligned_output_rows(kind, kernel_override):
     """Outputs whose rows are off 16 bytes (N = 4095, 4094, 4092, 1003,
     1001), under the automatic choice: on Hopper the cooperative tiles stage
-    such rows in shared memory, each shifted to its global alignment, and
-    the warps copy them out (TMA stores need a 16-byte aligned start:
-    bench/explore/README.md, `unaligned-out/`). bmm with a batch stride that
-    is a multiple of 16 bytes and one that is not."""
+    such rows in shared memory and, with a row-major A and M a multiple of
+    8, store them with TMA as eight tensors of every eighth row; else (A
+    transposed, M = 300) each row is shifted to its global alignment and
+    the warps copy them out (TMA needs 16-byte aligned rows and starts:
+    src/gemm/sm90.rs `row_maps`). bmm with a batch stride that is a
+    multiple of 16 bytes and one that is not."""
     kernel_override("MYNS_MATMUL_KERNEL", "nowg" if NO_WG else "auto")
     dtype = DT[kind]
     torch.manual_seed(11)
-    for m, k, n in [(512, 256, 4095), (384, 192, 4094), (256, 128, 4092), (1000, 72, 1003), (2048, 64, 1001)]:
+    for m, k, n in [(512, 256, 4095), (384, 192, 4094), (256, 128, 4092), (1000, 72, 1003), (2048, 64, 1001), (300, 256, 4095)]:
         a, b = torch.randn(m, k, dtype=dtype, device="cuda"), torch.randn(k, n, dtype=dtype, device="cuda")
         poison(m * n, dtype)
         try:
             check(torch.ops.myns.matmul(a, b), a, b, kind)
             check(torch.ops.myns.matmul(a, b.t().contiguous().t()), a, b, kind)
+            check(torch.ops.myns.matmul(a.t().contiguous().t(), b), a, b, kind)
         except AssertionError as e:
             raise AssertionError(f"{m}x{k}x{n}: {e}") from None
     for bsz, m, k, n in [(3, 256, 64, 1004), (2, 257, 64, 1001)]:
