@@ -206,35 +206,6 @@ pub(super) fn tensor_map(
     Ok(map)
 }
 
-/// The output's tensor maps, the kernels' third parameter
-/// (kernels/matmul_sm90a.cu `OutMaps`): `rows[0]` the whole output, or
-/// `rows[r]` its rows 8 j + r.
-#[repr(C)]
-struct OutMaps {
-    rows: [sys::CUtensorMap; 8],
-}
-
-/// For an output whose rows TMA cannot address (`tma_store` 3): A's map
-/// reading a tile's rows m0 + 8 b + r as (k, b, r), so that each consumer
-/// warp's 16 accumulator rows are one residue r of 8 (kernels/
-/// matmul_sm90a.cu), and the output's eight maps of every eighth row, each
-/// starting at the 16-byte boundary at or before its first element (the
-/// kernel adds the shift to its column). `None` where the driver refuses a
-/// map (the kernel then copies the rows out itself).
-fn row_maps(q: &GemmParams, dtype: DType, bm: u32, bk: u32, c_box: u32) -> Option<(sys::CUtensorMap, OutMaps)> {
-    let es = dtype.size() as u64;
-    let (m, n, k, sam, scm) = (q.m as u64, q.n as u64, q.k as u64, q.sam as u64, q.scm as u64);
-    let map = |ptr: u64, dims: [u64; 3], strides: [u64; 2], boxes: [u32; 3], swizzle: bool| tensor_map(dtype, true, ptr, dims, strides, boxes, swizzle, GEMM_L2_PROMOTION).ok();
-    let a = map(q.a, [k, m / 8, 8], [8 * sam * es, sam * es], [bk, bm / 8, 8], true)?;
-    let mut rows = [a; 8];
-    for (r, map_r) in rows.iter_mut().enumerate() {
-        let first = q.c + r as u64 * scm * es;
-        let shift = (first % 16) / es;
-        *map_r = map(first - shift * es, [n + shift, m / 8, 1], [8 * scm * es, 8 * scm * es * m.div_ceil(8)], [c_box, 16, 1], c_box == 64)?;
-    }
-    Some((a, OutMaps { rows }))
-}
-
 /// Clusters of `cl` Hopper blocks the device runs at once (asked once per
 /// device, shared-memory size and cluster size; every Hopper kernel has the
 /// same block size and one block per SM): at least one.
@@ -269,50 +240,39 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     // (Split K queues a fill of its counters after the copy.)
     let after_copy = after_copy && q.splits == 1;
     // Cooperative 16-bit tiles stage a plain unit-stride output in shared
-    // memory, then store it with TMA (1) where its rows are 16-byte aligned;
-    // else with TMA as eight tensors of every eighth row (3: one batch, a
-    // K-major A whose rows the kernel loads in that order, M a multiple of
-    // 8 so that the load reads no row past M); else (2) each row shifted to
-    // its global alignment, copied out by the warps in 16-byte vectors.
-    // (N = 4095 against its aligned neighbour on the H100: 0.72 stored from
-    // registers two bytes at a time, 0.80 with the warps copying two bytes
-    // at a time, 0.85 with a bulk copy per row; on the H200 the vectors cut
-    // the kernel's extra time from 17.0 to 13.3 us: bench/explore/unaligned-out/.)
+    // memory, then store it with TMA (1) where its rows are 16-byte aligned,
+    // else (2) each row shifted to its global alignment, copied out by the
+    // warps in 16-byte vectors. (N = 4095 against its aligned neighbour on
+    // the H100: 0.72 stored from registers two bytes at a time, 0.80 with
+    // the warps copying two bytes at a time, 0.85 with a bulk copy per row;
+    // on the H200 the vectors cut the kernel's extra time from 17.0 to 13.3
+    // us: bench/explore/unaligned-out/.)
     let out_ok = |s: i64| (s * dtype.size() as i64) % 16 == 0;
     let tma_ok = out_ok(q.scm) && (q.batch == 1 || out_ok(q.scb)) && q.c.is_multiple_of(16);
-    let rows_ok = a_k && !plan.a_reg && q.batch == 1 && q.m % 8 == 0 && dtype != DType::F32;
-    // Accumulating, staged only where TMA stores the tile (1, 3), with its
+    // Accumulating, staged only where TMA stores the whole tile (1), with its
     // reduce-add: in (2) the threads store each row's unaligned ends, which
     // would need loading first.
     // (`out_bytes` 0: ping-pong and TF32 tiles, and `WGQ`'s
     // 96-wide one, store from registers.)
     let staged = plan.tile.out_bytes(dtype.size() as i64) > 0
         && !plan.a_reg
-        && (q.beta == 0 || tma_ok || rows_ok)
+        && (q.beta == 0 || tma_ok)
         && q.scn == 1
         && q.scm >= q.n
         && overrides::get(Knob::MatmulTmaStore).as_deref() != Some("off");
-    q.tma_store = match (staged, tma_ok, rows_ok) {
-        (false, ..) => 0,
-        (true, true, _) => 1,
-        (true, false, true) => 3,
-        (true, false, false) => 2,
+    q.tma_store = match (staged, tma_ok) {
+        (false, _) => 0,
+        (true, true) => 1,
+        (true, false) => 2,
     };
+    let q = &q;
     let (m, n, k, batch) = (q.m as u64, q.n as u64, q.k as u64, q.batch as u64);
     let (es, bk, bn) = (dtype.size() as u64, bk as u32, plan.tile.bn);
-    // float32 operands are TF32's, rounded by the loads (`tf32` matters for float32 alone; its output has no map).
-    let map = |ptr: u64, dims: [u64; 3], strides: [u64; 2], boxes: [u32; 3]| tensor_map(dtype, true, ptr, dims, strides, boxes, true, GEMM_L2_PROMOTION);
-    let c_box = plan.tile.c_box() as u32;
-    let rows = if q.tma_store == 3 { row_maps(&q, dtype, plan.tile.bm as u32, bk, c_box) } else { None };
-    if q.tma_store == 3 && rows.is_none() {
-        q.tma_store = 2;
-    }
-    let q = &q;
     // Batch strides in bytes; with one batch any multiple of 16 will do.
     let bstride = |s: i64, span: u64| if batch == 1 { (span * es).div_ceil(16).max(1) * 16 } else { s as u64 * es };
-    let tm_a = if let Some((tm_a, _)) = &rows {
-        *tm_a
-    } else if plan.a_reg {
+    // float32 operands are TF32's, rounded by the loads (`tf32` matters for float32 alone; its output has no map).
+    let map = |ptr: u64, dims: [u64; 3], strides: [u64; 2], boxes: [u32; 3]| tensor_map(dtype, true, ptr, dims, strides, boxes, true, GEMM_L2_PROMOTION);
+    let tm_a = if plan.a_reg {
         // 32 M-elements (128 bytes) per box row, BK k-lines.
         map(q.a, [m, k, batch], [q.sak as u64 * es, bstride(q.sab, k * q.sak as u64)], [32, bk, 1])?
     } else if a_k {
@@ -330,14 +290,13 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
         // 64 N-elements (128 bytes) per box row: 16-bit types only.
         map(q.b, [n, k, batch], [q.sbk as u64 * es, bstride(q.sbb, k * q.sbk as u64)], [64, bk, 1])?
     };
-    let out = if let Some((_, out)) = rows {
-        out
-    } else if q.tma_store == 1 {
+    let tm_c = if q.tma_store == 1 {
         // One consumer's 64-row half in boxes of `c_box` columns (16: 32-byte rows, unswizzled).
+        let c_box = plan.tile.c_box();
         let (dims, strides) = ([n, m, batch], [q.scm as u64 * es, bstride(q.scb, m * q.scm as u64)]);
-        OutMaps { rows: [tensor_map(dtype, true, q.c, dims, strides, [c_box, 64, 1], c_box == 64, GEMM_L2_PROMOTION)?; 8] }
+        tensor_map(dtype, true, q.c, dims, strides, [c_box as u32, 64, 1], c_box == 64, GEMM_L2_PROMOTION)?
     } else {
-        OutMaps { rows: [tm_a; 8] } // not read
+        sys::CUtensorMap { opaque: tm_a.opaque } // not read
     };
     if plan.tile.b_k_only() && !b_k {
         return Err(Error::runtime(format!("no Hopper kernel of tile {:?} reads an N-major B", plan.tile)));
@@ -374,7 +333,7 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
         return Err(Error::value(format!("matmul: {items} work items are more than the Hopper kernel counts (split K less)")));
     }
     let block = (WG_THREADS, 1, 1);
-    let mut params = [cuda::arg(&tm_a), cuda::arg(&tm_b), cuda::arg(&out), cuda::arg(q)];
+    let mut params = [cuda::arg(&tm_a), cuda::arg(&tm_b), cuda::arg(&tm_c), cuda::arg(q)];
     let grid = if cl > 1 {
         items.min(max_clusters(f, device, smem, cl as u32)? as i64).max(1) * cl
     } else {

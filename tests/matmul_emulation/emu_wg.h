@@ -211,9 +211,10 @@ inline float4 ld_cluster4(uint32_t addr, uint32_t rank) {
   float4 v; memcpy(&v, emu_smem[rank] + addr, 16); return v;
 }
 // bar.sync: completes when `count` threads of the block have arrived at
-// barrier `id` (1, 2: a consumer warpgroup; 3: both); every arrival of one
-// phase must give the same count.
-inline void bar_sync(int id, int count) {
+// barrier `id` (1, 2: a consumer warpgroup; 3: both; 4 to 7: a consumer
+// and its copy warp); every arrival of one phase must give the same count.
+// bar.arrive (`wait` false) arrives without waiting.
+inline void bar_sync(int id, int count, bool wait = true) {
   if (id < 1 || id > 15 || count <= 0 || count % 32 || count > emu::nthreads) { fprintf(stderr, "bad bar.sync %d, %d\n", id, count); abort(); }
   const int s = emu::cur->slot;
   unsigned &n = emu_named_count[s][id], &gen = emu_named_gen[s][id], &want = emu_named_want[s][id];
@@ -221,8 +222,10 @@ inline void bar_sync(int id, int count) {
   else if (want != (unsigned)count) emu_fail("bar.sync arrivals with different counts");
   const unsigned g = gen;
   if (++n == want) { n = 0; ++gen; ++emu_progress; }
-  else while (gen == g) emu::yield();
+  else if (wait) while (gen == g) emu::yield();
+  else ++emu_progress;
 }
+inline void bar_arrive(int id, int count) { bar_sync(id, count, false); }
 // stmatrix.x4 (b16): lane l gives row l % 8 of matrix l / 8's address;
 // register i of the lane of row g, column pair t (lane 4 g + t) is
 // matrix i's columns 2 t, 2 t + 1 of row g.
@@ -270,6 +273,9 @@ inline void fence_async_smem() {}
 inline void tma_store(const CUtensorMap* map, uint32_t src, int c0, int c1, int c2) {
   const EmuMap* m = reinterpret_cast<const EmuMap*>(map);
   if (src % (m->swizzle ? 1024 : 128)) { fprintf(stderr, "TMA store source %u not %d-aligned\n", src, m->swizzle ? 1024 : 128); abort(); }
+  // (The H200 stops a store whose box starts off 16 bytes with an illegal
+  // instruction: bench/explore/tma-rows/.)
+  if (((int64_t)c0 * m->elem) % 16) { fprintf(stderr, "TMA store box starting %d bytes off 16 bytes\n", (int)(((int64_t)c0 * m->elem) % 16)); abort(); }
   const uint32_t row_bytes = m->box[0] * m->elem;
   if (src + row_bytes * m->box[1] * m->box[2] > EMU_SMEM) { fprintf(stderr, "TMA store source past shared memory\n"); abort(); }
   unsigned char* base = const_cast<unsigned char*>(m->base);

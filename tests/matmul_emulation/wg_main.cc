@@ -19,22 +19,20 @@ inline unsigned char* emu_window() { return emu_smem[emu::cur->slot]; }
 
 // Blocks run one at a time, or (p.kcl > 1) a cluster of kcl blocks at a
 // time, storing from registers (tma_store 0), or through shared memory with
-// TMA (1, 3: `out`'s maps) or copied out by the warps (2): cluster pairs
-// along M and TMA's reduce-add stores are not emulated (emu_wg.h).
-using myns::sm90::OutMaps;
-using WgKern = void (*)(const CUtensorMap, const CUtensorMap, const OutMaps, const GemmParams);
-static WgKern g_k; static CUtensorMap g_a, g_b; static OutMaps g_out; static GemmParams g_p;
-static void fiber_main() { g_k(g_a, g_b, g_out, g_p); myns::sm90::emu_thread_exit(); emu::cur->done = true; }
+// TMA (1: the map `c`) or copied out by warps (2): cluster pairs along M
+// and TMA's reduce-add stores are not emulated (emu_wg.h).
+using WgKern = void (*)(const CUtensorMap, const CUtensorMap, const CUtensorMap, const GemmParams);
+static WgKern g_k; static CUtensorMap g_a, g_b, g_c; static GemmParams g_p;
+static void fiber_main() { g_k(g_a, g_b, g_c, g_p); myns::sm90::emu_thread_exit(); emu::cur->done = true; }
 
 // gx blocks along x in clusters of `cl` (the kernel's cluster dims).
 static void launch(WgKern k, unsigned gx, unsigned gz, const CUtensorMap& a, const CUtensorMap& b, const GemmParams& p, unsigned cl = 1,
-                   const OutMaps* out = nullptr) {
+                   const CUtensorMap* c = nullptr) {
   const int threads = 384;
   if (cl < 1 || cl > myns::EMU_RANKS || gx % cl) { fprintf(stderr, "grid %u in clusters of %u\n", gx, cl); abort(); }
   emu::grid_dim = {gx, 1, gz}; emu::block_dim = {(unsigned)threads, 1, 1}; emu::nthreads = threads;
   g_k = k; g_a = a; g_b = b; g_p = p;
-  if (out) g_out = *out;
-  else for (auto& r : g_out.rows) r = a;  // not read
+  g_c = c ? *c : a;  // (else not read)
   // Stacks kept across launches, not zeroed (their pages are touched only
   // as used), never freed (a fiber may exit the program on one).
   static std::vector<char*>& stacks = *new std::vector<char*>;
@@ -147,10 +145,9 @@ template <class T> WgKern pick(int bn, int pp, bool a_k, bool b_k, bool kc = fal
 // persistent blocks, split-K partials summed by the kernel's last block of each tile.
 // store (src/gemm/sm90.rs's tma_store), the output at `c_off` elements
 // past a 16-byte boundary: 1, staged in shared memory and stored by TMA
-// (N and c_off multiples of 8); 2, staged and copied out by the warps
-// (rows TMA cannot address); 3, staged and stored by TMA as eight
-// tensors of every eighth row, A's rows loaded in that order (A K-major,
-// one batch, M a multiple of 8). pp: COOP (or
+// (N and c_off multiples of 8); 2, staged and copied out by warps 1 and 2
+// (or, K ranges in a cluster, by the consumers' own warps): rows TMA
+// cannot address. pp: COOP (or
 // false), PP (or true), PPH. kcl 2 or 4: K ranges as the blocks of a
 // cluster (cooperative tiles up to 192 wide), `blocks` clusters.
 template <class T>
@@ -186,23 +183,15 @@ void run_case(int bn, int pp, bool a_k, bool b_k, int batch, int M, int K, int N
   // (A K-major B tile over 256 rows, a TMA box's most, comes in two boxes.)
   CUtensorMap tb = b_k ? myns::emu_tensor_map(B.data(), K, N, batch, sbn * es, bstride(sbb, (uint64_t)N * sbn), bk, bn > 256 ? bn / 2 : bn, es, tf32)
                        : myns::emu_tensor_map(B.data(), N, K, batch, sbk * es, bstride(sbb, (uint64_t)K * sbk), 64, bk, es);
-  // The output's maps, as src/gemm/sm90.rs launch and row_maps encode them.
-  OutMaps out; memset(&out, 0, sizeof out);
-  const int c_box = MYNS_WG_C_BOX(bn);
+  // The output's map, as src/gemm/sm90.rs launch encodes it.
+  CUtensorMap tc = ta;  // (not read unless store 1)
   if (store == 1) {
     if (N % 8 || c_off % 8) { fprintf(stderr, "store 1 needs 16-byte aligned rows\n"); abort(); }
-    out.rows[0] = myns::emu_tensor_map(C, N, M, batch, (uint64_t)N * es, bstride(p.scb, (uint64_t)M * N), c_box, 64, es, false, 1, c_box == 64);
-  } else if (store == 3) {
-    if (!a_k || batch != 1 || M % 8) { fprintf(stderr, "store 3 needs a K-major A, one batch, M a multiple of 8\n"); abort(); }
-    ta = myns::emu_tensor_map(A.data(), K, M / 8, 8, 8 * sam * es, sam * es, bk, bm / 8, es, tf32, 8);
-    for (int r = 0; r < 8; ++r) {
-      T* first = C + (int64_t)r * N;
-      const int shift = (int)((uintptr_t)first % 16) / es;
-      out.rows[r] = myns::emu_tensor_map(first - shift, N + shift, M / 8, 1, 8 * (uint64_t)N * es, (uint64_t)M * N * es, c_box, 16, es, false, 1, c_box == 64);
-    }
+    const int c_box = MYNS_WG_C_BOX(bn);
+    tc = myns::emu_tensor_map(C, N, M, batch, (uint64_t)N * es, bstride(p.scb, (uint64_t)M * N), c_box, 64, es, false, 1, c_box == 64);
   }
   const unsigned tiles = (unsigned)(((M + bm - 1) / bm) * ((N + bn - 1) / bn) * batch * p.splits), grid = tiles < blocks ? tiles : blocks;
-  launch(kern, grid * kcl, 1, ta, tb, p, kcl, &out);
+  launch(kern, grid * kcl, 1, ta, tb, p, kcl, &tc);
   int bad = 0;
   // Every (tile, consumer) counted each K range once (ping-pong: one counter per tile).
   for (size_t i = 0; p.splits > 1 && i < flags.size(); ++i)
@@ -222,7 +211,7 @@ void run_case(int bn, int pp, bool a_k, bool b_k, int batch, int M, int K, int N
   ++cases;
   printf("%s %s%d %c%c b%d %dx%dx%d/%d %s%s: %s\n", std::is_same<T, float>::value ? "tf32" : std::is_same<T, __half>::value ? "f16" : "bf16",
          pp == PPH ? "wgh" : pp ? "wgp" : "wg", bn, a_k ? 'k' : 'm', b_k ? 'k' : 'n', batch, M, K, N, (int)p.splits, grid_note(kcl > 1 ? grid : blocks, p).c_str(),
-         store == 1 ? " tma" : store == 2 ? " staged" : store == 3 ? " tma rows" : "", bad ? "FAIL" : "ok");
+         store == 1 ? " tma" : store == 2 ? " staged" : "", bad ? "FAIL" : "ok");
   if (bad) ++fails;
   fflush(stdout);
 }
@@ -444,22 +433,17 @@ int main(int argc, char** argv) {
     run_case<__nv_bfloat16>(bn, false, true, true, 1, 9, 16, 5, ubf, 0, 1, 2, 2, 7);
   }
   run_case<__half>(256, false, true, true, 1, 200, 64, 1003, uh, 0, 1, 3, 2, 1);
-  // TMA stores: every staged width, both 16-bit types and B layouts; rows
-  // 16-byte aligned (1), or not, as eight tensors of every eighth row (3):
-  // odd N (every residue's start at its own offset from a 16-byte
-  // boundary), starts off a boundary, a last row of tiles partly past M
-  // (136 = 128 + 8 rows), split K, K ranges in a cluster, one row group.
+  // TMA stores (rows 16-byte aligned): every staged width, both 16-bit
+  // types and B layouts, a last row of tiles partly past M (136 = 128 + 8
+  // rows), batches, split K, K ranges in a cluster.
   for (int bn : {256, 192, 128, 64, 320, 112, 144, 160, 176}) {
     const bool wq = bn % 64 != 0;  // (`WGQ`: B K-major only)
     run_case<__nv_bfloat16>(bn, COOP, true, true, 1, 136, 72, 2 * bn + 16, ubf, 0, 1, 2, 1, 0);
     run_case<__half>(bn, COOP, false, wq, 2, 70, 40, bn + 8, uh, 0, 1, 3, 1, 8);
-    run_case<__nv_bfloat16>(bn, COOP, true, wq, 1, 136, 72, 2 * bn + 13, ubf, 0, 1, 2, 3, 0);
-    run_case<__half>(bn, COOP, true, true, 1, 64, 40, bn + 1, uh, 0, 1, 3, 3, 3);
   }
-  run_case<__nv_bfloat16>(192, COOP, true, true, 1, 8, 1, 5, ubf, 0, 1, 2, 3, 7);
-  run_case<__half>(256, COOP, true, false, 1, 264, 330, 515, uh, 0, 3, 3, 3, 5);
-  run_case<__nv_bfloat16>(128, COOP, true, true, 1, 136, 200, 301, ubf, 0, 1, 2, 3, 1, 2);
-  run_case<__half>(192, COOP, true, false, 1, 256, 72, 390, uh, 0, 1, 2, 3, 6, 4);
+  run_case<__half>(256, COOP, true, false, 1, 264, 330, 520, uh, 0, 3, 3, 1, 0);
+  run_case<__nv_bfloat16>(128, COOP, true, true, 1, 136, 200, 304, ubf, 0, 1, 2, 1, 0, 2);
+  run_case<__half>(192, COOP, false, false, 1, 256, 72, 392, uh, 0, 1, 2, 1, 8, 4);
   // Register-A tf32: every width, edges in M, N and K, batches, split-K.
   int reg_shapes[][4] = {{1, 1, 1, 1}, {1, 130, 72, 300}, {2, 70, 100, 260}, {1, 17, 40, 129}};
   for (int bn : {256, 192, 128, 64})
