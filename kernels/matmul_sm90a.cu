@@ -144,10 +144,7 @@ template <int BN, bool PP, bool OUT16, int BM> struct Tile {
   // split-K words (see `last_of`); then, where PUBLISH, a work item per
   // stage (32 bytes each).
   static constexpr int ITEM_OFF = ((2 * STAGES + 3) * 8 + 15) / 16 * 16;
-  // Then, 16-byte aligned, each consumer's round handed to its copy warp
-  // (see `copy_round`): 16 bytes each.
-  static constexpr int ROUND_OFF = ((PUBLISH ? ITEM_OFF + 32 * STAGES : (2 * STAGES + 3) * 8) + 15) / 16 * 16;
-  static constexpr int BAR_BYTES = ROUND_OFF + 32;
+  static constexpr int BAR_BYTES = PUBLISH ? ITEM_OFF + 32 * STAGES : (2 * STAGES + 3) * 8;
   static_assert(BAR_BYTES <= 512, "the barriers fit in the alignment's slack or after it");
   // As WgTile::smem in src/gemm/tiles.rs: the stages, the output region,
   // 1024 bytes to align them (128-byte swizzle), which also hold the
@@ -191,15 +188,9 @@ __device__ __forceinline__ void sts128f(uint32_t addr, float x, float y, float z
   asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "f"(x), "f"(y), "f"(z), "f"(w) : "memory");
 }
 // Named barrier `id` over `count` threads (ids 1 and 2: the consumer
-// warpgroups; 3: both; 4 + c and 6 + c: consumer c and its copy warp, see
-// `copy_round`).
+// warpgroups; 3: both).
 __device__ __forceinline__ void bar_sync(int id, int count) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
-}
-// Arrives on named barrier `id` without waiting (its writes before it are
-// visible to the threads whose bar.sync completes that phase).
-__device__ __forceinline__ void bar_arrive(int id, int count) {
-  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 }
 // Four 8 x 8 16-bit matrices from registers into shared memory; lane l
 // gives the address of row l % 8 of matrix l / 8.
@@ -428,32 +419,6 @@ template <typename T> struct Wgmma<T, 320> {
   }
 };
 
-// Output rows TMA cannot address (tma_store 2): rows [begin, end) of a
-// consumer's round staged at `cbuf` (row r at r * C_PITCH plus its global
-// start's offset from a 16-byte boundary) copied to `c` (row r at
-// c + (r0 + r) scm + nc), `cols` columns, rows from M on left out: the
-// aligned middle in 16-byte vectors, the few elements before and after it
-// (under 8 each) one at a time; lane l takes chunk l % CPR of row l / CPR
-// of each step of RPI rows.
-template <typename T, int BULK_COLS, int C_PITCH>
-__device__ __forceinline__ void copy_rows(uint32_t cbuf, T* c, int64_t scm, int64_t r0, int64_t M, int64_t nc, int cols, int begin, int end, int lane) {
-  constexpr int CPR = BULK_COLS / 8, RPI = CPR >= 32 ? 1 : 32 / CPR;
-  static_assert(CPR <= 32, "a row's vectors fit in a warp");
-  const int lr = lane / CPR, ch = lane % CPR;
-  if (cols <= 0 || lr >= RPI) return;
-  for (int r = begin + lr; r < end; r += RPI) {
-    if (r0 + r >= M) break;
-    T* dst = c + (r0 + r) * scm + nc;
-    const uint32_t s = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(dst) % 16), src = cbuf + r * C_PITCH + s;
-    const int head = min(cols, static_cast<int>((16 - s) % 16) / 2), body = (cols - head) / 8 * 8;
-    if (ch < body / 8) stg128(dst + head + 8 * ch, lds128(src + 2 * head + 16 * ch));
-    const int tail = cols - head - body;
-    // (Up to 7 elements each: rounds under 64 columns have fewer lanes a row.)
-    for (int e = ch; e < head; e += CPR) dst[e] = lds_elem<T>(src + 2 * e);
-    for (int e = ch; e < tail; e += CPR) dst[head + body + e] = lds_elem<T>(src + 2 * (head + body + e));
-  }
-}
-
 // A_K / B_K: the operand is K-contiguous (else MN-contiguous; 16-bit types).
 // PP: ping-pong schedule (see the top of this file). A_REG (tf32 only,
 // cooperative or ping-pong on 64 rows): A is M-contiguous and goes through
@@ -482,9 +447,6 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   // Split-K: consumer c's word saying whether its block is the last of a
   // tile's K ranges to arrive.
   auto last_of = [&](int c) { return reinterpret_cast<volatile int*>(smem_raw + (bars - raw) + 8u * (2 * STAGES + 2) + 4u * c); };
-  // Consumer c's round for its copy warp: first row, first column, columns
-  // (-1: no more rounds), batch.
-  auto round_of = [&](int c) { return reinterpret_cast<volatile int*>(smem_raw + (bars - raw) + L::ROUND_OFF + 16u * c); };
   // L::PUBLISH (not the kernels summing K ranges in a cluster): the
   // producer writes the block's j-th work item into slot j % STAGES before
   // the expect_tx of the item's first stage (a release), after that stage
@@ -514,16 +476,6 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   const int cl = static_cast<int>(cluster_size()), rank = cl > 1 ? static_cast<int>(cluster_rank()) : 0;
   const bool kc = KC && p.kcl > 1;
   const int mcl = kc ? 1 : cl, mrank = kc ? 0 : rank;
-  // Output rows TMA cannot address (tma_store 2): consumer c stages each
-  // round in shared memory and hands it to warp 1 + c of the producer
-  // warpgroup (idle but for thread 0), which copies it out while the
-  // consumer goes on, as a TMA store would (named barriers 4 + c: the
-  // round is staged, 6 + c: its buffer is free again; 160 threads each).
-  // On the H200 the consumers copying their own rows cost N = 4095's
-  // kernel 13.3 us over its aligned neighbour's (bench/explore/
-  // unaligned-out/). K ranges in a cluster, whose every thread meets the
-  // cluster at each item, keep that form.
-  const bool copy_warps = L::STAGED && !A_REG && !kc && p.tma_store == 2;
   // Work items are counted in 32 bits (src/gemm/sm90.rs keeps them under
   // 2^31): 64-bit divisions by these counts, a long software sequence each,
   // sit between every block's start and its first load.
@@ -657,22 +609,6 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
 #pragma unroll
             for (int j = 0; j < BN / 64; ++j) tma_load(b_stage(s) + j * BK * 128, tmB, full(s), t.n0 + j * 64, k, t.bz);
           }
-        }
-      }
-    }
-    if constexpr (L::STAGED && !A_REG) {
-      if (copy_warps && (tid / 32 == 1 || tid / 32 == 2)) {
-        const int cw = tid / 32 - 1, lane = tid % 32;
-        volatile int* round = round_of(cw);
-        const uint32_t cbuf = c_base + cw * L::C_HALF;
-        bar_arrive(6 + cw, 160);  // the buffer starts free
-        for (;;) {
-          bar_sync(4 + cw, 160);
-          const int r0 = round[0], nc = round[1], cols = round[2], bz = round[3];
-          if (cols < 0) break;
-          copy_rows<T, L::BULK_COLS, L::C_PITCH>(cbuf, static_cast<T*>(p.c) + (int64_t)bz * p.scb, p.scm, r0, M, nc, cols, 0, 64, lane);
-          __syncwarp();
-          bar_arrive(6 + cw, 160);
         }
       }
     }
@@ -1026,18 +962,14 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           const int ra = warp * 16 + g, rb = ra + 8;
           const uint32_t sa = offset(ra), sb = offset(rb);
           const uint32_t pa = cbuf + ra * L::C_PITCH + sa + 4 * t4, pb = cbuf + rb * L::C_PITCH + sb + 4 * t4;
+          // Copy-out: lane l takes chunk l % CPR of row l / CPR of the step.
+          constexpr int CPR = L::BULK_COLS / 8, RPI = CPR >= 32 ? 1 : 32 / CPR;
+          static_assert(CPR <= 32, "a row's vectors fit in a warp");
+          const int lr = lane / CPR, ch = lane % CPR;
 #pragma unroll
           for (int c0 = 0; c0 < BN; c0 += L::BULK_COLS) {
-            const int64_t left = N - n0 - c0;
-            const int cols = static_cast<int>(left < L::BULK_COLS ? left : L::BULK_COLS);
-            if (cols <= 0) break;
-            // Every thread (or the copy warp) is done reading the last
-            // round's (or tile's) rows.
-            if (copy_warps) {
-              bar_sync(6 + cw, 160);
-            } else {
-              bar_sync(1 + cw, 128);
-            }
+            // Every thread is done reading the last round's (or tile's) rows.
+            bar_sync(1 + cw, 128);
 #pragma unroll
             for (int jl = 0; jl < L::BULK_COLS / 8; ++jl) {
               const int j = c0 / 8 + jl;
@@ -1055,18 +987,20 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
                 sts16(pb + 16 * jl + 2, static_cast<uint16_t>(vb >> 16));
               }
             }
-            if (copy_warps) {
-              if (tid % 128 == 0) {
-                volatile int* round = round_of(cw);
-                round[0] = static_cast<int>(r0);
-                round[1] = n0 + c0;
-                round[2] = cols;
-                round[3] = t.bz;
-              }
-              bar_arrive(4 + cw, 160);
-            } else {
-              bar_sync(1 + cw, 128);
-              copy_rows<T, L::BULK_COLS, L::C_PITCH>(cbuf, c, p.scm, r0, M, n0 + c0, cols, warp * 16, warp * 16 + 16, lane);
+            bar_sync(1 + cw, 128);
+            const int64_t left = N - n0 - c0;
+            const int cols = static_cast<int>(left < L::BULK_COLS ? left : L::BULK_COLS);
+            if (cols <= 0 || lr >= RPI) continue;
+            for (int r = warp * 16 + lr; r < warp * 16 + 16; r += RPI) {
+              if (r0 + r >= M) break;
+              const uint32_t s = offset(r), src = cbuf + r * L::C_PITCH + s;
+              T* dst = c + (r0 + r) * p.scm + n0 + c0;
+              const int head = min(cols, static_cast<int>((16 - s) % 16) / 2), body = (cols - head) / 8 * 8;
+              if (ch < body / 8) stg128(dst + head + 8 * ch, lds128(src + 2 * head + 16 * ch));
+              const int tail = cols - head - body;
+              // (Up to 7 elements each: rounds under 64 columns have fewer lanes a row.)
+              for (int e = ch; e < head; e += CPR) dst[e] = lds_elem<T>(src + 2 * e);
+              for (int e = ch; e < tail; e += CPR) dst[head + body + e] = lds_elem<T>(src + 2 * (head + body + e));
             }
           }
           continue;
@@ -1172,13 +1106,6 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           }
         }
       }
-    }
-    if (copy_warps) {
-      // No more rounds: the copy warp is done with the last one (its
-      // buffer free), then told to stop.
-      bar_sync(6 + cw, 160);
-      if (tid % 128 == 0) round_of(cw)[2] = -1;
-      bar_arrive(4 + cw, 160);
     }
   }
   // K ranges in a cluster: the consumers' last wait (the producer's came

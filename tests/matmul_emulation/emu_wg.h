@@ -211,10 +211,9 @@ inline float4 ld_cluster4(uint32_t addr, uint32_t rank) {
   float4 v; memcpy(&v, emu_smem[rank] + addr, 16); return v;
 }
 // bar.sync: completes when `count` threads of the block have arrived at
-// barrier `id` (1, 2: a consumer warpgroup; 3: both; 4 to 7: a consumer
-// and its copy warp); every arrival of one phase must give the same count.
-// bar.arrive (`wait` false) arrives without waiting.
-inline void bar_sync(int id, int count, bool wait = true) {
+// barrier `id` (1, 2: a consumer warpgroup; 3: both); every arrival of one
+// phase must give the same count.
+inline void bar_sync(int id, int count) {
   if (id < 1 || id > 15 || count <= 0 || count % 32 || count > emu::nthreads) { fprintf(stderr, "bad bar.sync %d, %d\n", id, count); abort(); }
   const int s = emu::cur->slot;
   unsigned &n = emu_named_count[s][id], &gen = emu_named_gen[s][id], &want = emu_named_want[s][id];
@@ -222,10 +221,8 @@ inline void bar_sync(int id, int count, bool wait = true) {
   else if (want != (unsigned)count) emu_fail("bar.sync arrivals with different counts");
   const unsigned g = gen;
   if (++n == want) { n = 0; ++gen; ++emu_progress; }
-  else if (wait) while (gen == g) emu::yield();
-  else ++emu_progress;
+  else while (gen == g) emu::yield();
 }
-inline void bar_arrive(int id, int count) { bar_sync(id, count, false); }
 // stmatrix.x4 (b16): lane l gives row l % 8 of matrix l / 8's address;
 // register i of the lane of row g, column pair t (lane 4 g + t) is
 // matrix i's columns 2 t, 2 t + 1 of row g.

@@ -145,9 +145,8 @@ template <class T> WgKern pick(int bn, int pp, bool a_k, bool b_k, bool kc = fal
 // persistent blocks, split-K partials summed by the kernel's last block of each tile.
 // store (src/gemm/sm90.rs's tma_store), the output at `c_off` elements
 // past a 16-byte boundary: 1, staged in shared memory and stored by TMA
-// (N and c_off multiples of 8); 2, staged and copied out by warps 1 and 2
-// (or, K ranges in a cluster, by the consumers' own warps): rows TMA
-// cannot address. pp: COOP (or
+// (N and c_off multiples of 8); 2, staged and copied out by the warps
+// (rows TMA cannot address). pp: COOP (or
 // false), PP (or true), PPH. kcl 2 or 4: K ranges as the blocks of a
 // cluster (cooperative tiles up to 192 wide), `blocks` clusters.
 template <class T>

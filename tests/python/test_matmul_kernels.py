@@ -429,11 +429,11 @@ def test_edge_cases(kind, kernel_override):
 def test_unaligned_output_rows(kind, kernel_override):
     """Outputs whose rows are off 16 bytes (N = 4095, 4094, 4092, 1003,
     1001), under the automatic choice, with A and B row-major or
-    transposed: on Hopper the cooperative tiles stage such rows in shared
-    memory, each shifted to its global alignment, and two warps of the
-    producer warpgroup copy them out (TMA stores need a 16-byte aligned
-    start: bench/explore/tma-rows/). bmm with a batch stride that is a
-    multiple of 16 bytes and one that is not."""
+    transposed, M a multiple of 8 or not: on Hopper the cooperative tiles
+    stage such rows in shared memory, each shifted to its global
+    alignment, and the warps copy them out (a TMA store's box must start
+    16-byte aligned: bench/explore/tma-rows/). bmm with a batch stride that
+    is a multiple of 16 bytes and one that is not."""
     kernel_override("MYNS_MATMUL_KERNEL", "nowg" if NO_WG else "auto")
     dtype = DT[kind]
     torch.manual_seed(11)

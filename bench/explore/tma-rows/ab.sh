@@ -4,7 +4,7 @@
 # reach unaligned output rows, then each library in turn (one process per
 # library and round) on products whose output rows are off 16 bytes and
 # their aligned neighbours, a row-major weight (kn) and nn.Linear's (nk),
-# plus short products that only see the larger kernel parameters.
+# and a few aligned ones as a control.
 #   bash bench/explore/tma-rows/ab.sh
 set -u
 source bench/explore/tf32-llm/env.sh
