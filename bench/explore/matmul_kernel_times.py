@@ -63,6 +63,19 @@ SETS = {  # --set: [(kind, M, K, N, b layout)]
         ("bf16", 8192, 4096, 50257, "nk"),
         ("bf16", 8192, 4096, 50256, "nk"),
     ],
+    # LM heads and wide nn.Linear products (nn.Linear's weight), aligned
+    # and not (2026-11-30): the widths and cluster pairs against each other,
+    # with --variants wg192c1,wg192c2,wg256c1,wg256c2.
+    "lm_head": [
+        ("bf16", 2048, 4096, 32000, "nk"),
+        ("bf16", 2048, 4096, 32001, "nk"),
+        ("bf16", 2048, 4096, 128256, "nk"),
+        ("bf16", 8192, 4096, 50256, "nk"),
+        ("bf16", 8192, 4096, 50257, "nk"),
+        ("bf16", 4096, 4096, 11008, "nk"),
+        ("bf16", 4096, 4096, 11007, "nk"),
+        ("bf16", 8192, 4096, 14336, "nk"),
+    ],
     # M = 128 (2026-11-26, later): where a split-K call's time goes, with
     # --variants auto,wg64/2,wg256/8 and the like.
     "m128": [
