@@ -14,16 +14,16 @@ namespace myns {
 struct EmuMap { const unsigned char* base; uint64_t dims[3]; uint64_t strides[2]; uint32_t box[3]; int elem; bool tf32; bool swizzle; };
 inline unsigned char* emu_window();  // shared-memory window (addresses are offsets into it)
 // The emulated cuTensorMapEncodeTiled: dims innermost first, byte strides
-// of dims 1 and 2, a box of b0 x b1 x b2; tf32: element type TFLOAT32;
+// of dims 1 and 2, a box of b0 x b1 (x 1); tf32: element type TFLOAT32;
 // swizzle: 128-byte swizzle (a box row of 128 bytes), else none.
 inline CUtensorMap emu_tensor_map(const void* base, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t s1, uint64_t s2, uint32_t b0, uint32_t b1, int elem,
-                                  bool tf32 = false, uint32_t b2 = 1, bool swizzle = true) {
+                                  bool tf32 = false, bool swizzle = true) {
   // (The driver refuses a box side over 256 elements, and starts or strides off 16 bytes.)
-  if (b0 > 256 || b1 > 256 || b2 > 256) { fprintf(stderr, "TMA box %u x %u x %u: a side over 256\n", b0, b1, b2); abort(); }
+  if (b0 > 256 || b1 > 256) { fprintf(stderr, "TMA box %u x %u: a side over 256\n", b0, b1); abort(); }
   if ((uintptr_t)base % 16 || s1 % 16 || s2 % 16) { fprintf(stderr, "TMA map start or strides off 16 bytes\n"); abort(); }
   if (swizzle && b0 * elem != 128) { fprintf(stderr, "128-byte swizzle with box rows of %u bytes\n", b0 * elem); abort(); }
   CUtensorMap m; memset(&m, 0, sizeof m);
-  EmuMap e{(const unsigned char*)base, {d0, d1, d2}, {s1, s2}, {b0, b1, b2}, elem, tf32, swizzle};
+  EmuMap e{(const unsigned char*)base, {d0, d1, d2}, {s1, s2}, {b0, b1, 1}, elem, tf32, swizzle};
   static_assert(sizeof(e) <= sizeof(m), "map");
   memcpy(&m, &e, sizeof e);
   return m;

@@ -187,7 +187,7 @@ void run_case(int bn, int pp, bool a_k, bool b_k, int batch, int M, int K, int N
   if (store == 1) {
     if (N % 8 || c_off % 8) { fprintf(stderr, "store 1 needs 16-byte aligned rows\n"); abort(); }
     const int c_box = MYNS_WG_C_BOX(bn);
-    tc = myns::emu_tensor_map(C, N, M, batch, (uint64_t)N * es, bstride(p.scb, (uint64_t)M * N), c_box, 64, es, false, 1, c_box == 64);
+    tc = myns::emu_tensor_map(C, N, M, batch, (uint64_t)N * es, bstride(p.scb, (uint64_t)M * N), c_box, 64, es, false, c_box == 64);
   }
   const unsigned tiles = (unsigned)(((M + bm - 1) / bm) * ((N + bn - 1) / bn) * batch * p.splits), grid = tiles < blocks ? tiles : blocks;
   launch(kern, grid * kcl, 1, ta, tb, p, kcl, &tc);
