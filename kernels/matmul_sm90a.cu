@@ -974,33 +974,37 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
             for (int jl = 0; jl < L::BULK_COLS / 8; ++jl) {
               const int j = c0 / 8 + jl;
               const uint32_t va = pack2<T>(d[0][4 * j], d[0][4 * j + 1]), vb = pack2<T>(d[0][4 * j + 2], d[0][4 * j + 3]);
-              if (sa % 4 == 0) {
-                sts32(pa + 16 * jl, va);
-              } else {
-                sts16(pa + 16 * jl, static_cast<uint16_t>(va));
-                sts16(pa + 16 * jl + 2, static_cast<uint16_t>(va >> 16));
-              }
-              if (sb % 4 == 0) {
-                sts32(pb + 16 * jl, vb);
-              } else {
-                sts16(pb + 16 * jl, static_cast<uint16_t>(vb));
-                sts16(pb + 16 * jl + 2, static_cast<uint16_t>(vb >> 16));
-              }
+              // Two 16-bit stores each, whatever the row's offset: a warp's
+              // rows have both kinds, and a branch on it ran both sides.
+              sts16(pa + 16 * jl, static_cast<uint16_t>(va));
+              sts16(pa + 16 * jl + 2, static_cast<uint16_t>(va >> 16));
+              sts16(pb + 16 * jl, static_cast<uint16_t>(vb));
+              sts16(pb + 16 * jl + 2, static_cast<uint16_t>(vb >> 16));
             }
             bar_sync(1 + cw, 128);
             const int64_t left = N - n0 - c0;
             const int cols = static_cast<int>(left < L::BULK_COLS ? left : L::BULK_COLS);
             if (cols <= 0 || lr >= RPI) continue;
-            for (int r = warp * 16 + lr; r < warp * 16 + 16; r += RPI) {
+            // (Row pointers stepped, not recomputed: the 64-bit products
+            // were a good part of this epilogue's instructions.)
+            T* dst = c + (r0 + warp * 16 + lr) * p.scm + n0 + c0;
+            const int64_t step = RPI * p.scm;
+            for (int r = warp * 16 + lr; r < warp * 16 + 16; r += RPI, dst += step) {
               if (r0 + r >= M) break;
-              const uint32_t s = offset(r), src = cbuf + r * L::C_PITCH + s;
-              T* dst = c + (r0 + r) * p.scm + n0 + c0;
+              // (dst's offset is the row's: n0 + c0 is a whole number of 16 bytes.)
+              const uint32_t s = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(dst) % 16), src = cbuf + r * L::C_PITCH + s;
               const int head = min(cols, static_cast<int>((16 - s) % 16) / 2), body = (cols - head) / 8 * 8;
               if (ch < body / 8) stg128(dst + head + 8 * ch, lds128(src + 2 * head + 16 * ch));
               const int tail = cols - head - body;
-              // (Up to 7 elements each: rounds under 64 columns have fewer lanes a row.)
-              for (int e = ch; e < head; e += CPR) dst[e] = lds_elem<T>(src + 2 * e);
-              for (int e = ch; e < tail; e += CPR) dst[head + body + e] = lds_elem<T>(src + 2 * (head + body + e));
+              // Up to 7 elements each: one per lane where a row has 8 lanes or
+              // more, else (rounds under 64 columns) a few.
+              if constexpr (CPR >= 8) {
+                if (ch < head) dst[ch] = lds_elem<T>(src + 2 * ch);
+                if (ch < tail) dst[head + body + ch] = lds_elem<T>(src + 2 * (head + body + ch));
+              } else {
+                for (int e = ch; e < head; e += CPR) dst[e] = lds_elem<T>(src + 2 * e);
+                for (int e = ch; e < tail; e += CPR) dst[head + body + e] = lds_elem<T>(src + 2 * (head + body + e));
+              }
             }
           }
           continue;
