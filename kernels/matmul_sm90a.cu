@@ -968,8 +968,9 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           const int lr = lane / CPR, ch = lane % CPR;
 #pragma unroll
           for (int c0 = 0; c0 < BN; c0 += L::BULK_COLS) {
-            // Every thread is done reading the last round's (or tile's) rows.
-            bar_sync(1 + cw, 128);
+            // A warp stages and copies out its own 16 rows: its lanes are
+            // done reading the last round's (or tile's).
+            __syncwarp();
 #pragma unroll
             for (int jl = 0; jl < L::BULK_COLS / 8; ++jl) {
               const int j = c0 / 8 + jl;
@@ -981,7 +982,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
               sts16(pb + 16 * jl, static_cast<uint16_t>(vb));
               sts16(pb + 16 * jl + 2, static_cast<uint16_t>(vb >> 16));
             }
-            bar_sync(1 + cw, 128);
+            __syncwarp();
             const int64_t left = N - n0 - c0;
             const int cols = static_cast<int>(left < L::BULK_COLS ? left : L::BULK_COLS);
             if (cols <= 0 || lr >= RPI) continue;
