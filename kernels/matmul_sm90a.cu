@@ -955,7 +955,8 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           // (under 8 each) go one at a time. The warps copy it out: each lane
           // one vector or end element, RPI rows a step. (On the H200, N =
           // 4095's kernel took 17.0 us over its aligned neighbour's with a
-          // bulk copy per row, 13.3 with these: bench/explore/unaligned-out/.)
+          // bulk copy per row, 13.3 with these, about 9 with the epilogue's
+          // instructions cut: bench/explore/unaligned-out/, tma-rows/.)
           T* c = static_cast<T*>(p.c) + (int64_t)t.bz * p.scb;
           const int64_t r0 = m0 + cw * 64;
           auto offset = [&](int row) { return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(c + (r0 + row) * p.scm + n0) % 16); };

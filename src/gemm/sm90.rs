@@ -246,7 +246,8 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     // the H100: 0.72 stored from registers two bytes at a time, 0.80 with
     // the warps copying two bytes at a time, 0.85 with a bulk copy per row;
     // on the H200 the vectors cut the kernel's extra time from 17.0 to 13.3
-    // us: bench/explore/unaligned-out/.)
+    // us, fewer instructions to about 9: bench/explore/unaligned-out/,
+    // tma-rows/.)
     let out_ok = |s: i64| (s * dtype.size() as i64) % 16 == 0;
     let tma_ok = out_ok(q.scm) && (q.batch == 1 || out_ok(q.scb)) && q.c.is_multiple_of(16);
     // Accumulating, staged only where TMA stores the whole tile (1), with its
