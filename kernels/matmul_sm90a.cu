@@ -198,8 +198,7 @@ __device__ __forceinline__ void stmatrix4(uint32_t addr, uint32_t r0, uint32_t r
   asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3)
                : "memory");
 }
-// 32 and 16 bits into shared memory.
-__device__ __forceinline__ void sts32(uint32_t addr, uint32_t v) { asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory"); }
+// 16 bits into shared memory.
 __device__ __forceinline__ void sts16(uint32_t addr, uint16_t v) { asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(addr), "h"(v) : "memory"); }
 // Shared-memory writes before it are visible to TMA after it.
 __device__ __forceinline__ void fence_async_smem() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }

@@ -240,10 +240,6 @@ inline void stmatrix4(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint
 }
 // Outputs whose rows TMA cannot address (tma_store 2): shared-memory
 // stores and loads, and 16-byte global stores, each checked for alignment.
-inline void sts32(uint32_t addr, uint32_t v) {
-  if (addr % 4) { fprintf(stderr, "misaligned st.shared.b32\n"); abort(); }
-  memcpy(emu_window() + addr, &v, 4);
-}
 inline void sts16(uint32_t addr, uint16_t v) {
   if (addr % 2) { fprintf(stderr, "misaligned st.shared.b16\n"); abort(); }
   memcpy(emu_window() + addr, &v, 2);
