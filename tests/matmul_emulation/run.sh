@@ -6,7 +6,8 @@
 # (ucontext), __syncthreads and warp-collectives synchronise the fibers;
 # ldmatrix and mma.sync follow the ISA's fragment layouts; cp.async copies
 # land late (at the wait that makes them due); mbarriers, TMA tiled loads
-# with 128-byte swizzle and wgmma reading shared memory through matrix
+# and stores with 128-byte swizzle (a store's box starting on a 16-byte
+# boundary, as the H200 requires), stmatrix, and wgmma reading shared memory through matrix
 # descriptors (K- and MN-major) follow the ISA's canonical layouts; the
 # blocks of a thread-block cluster run together, each with its own shared
 # memory, reading each other's through distributed shared memory; a barrier

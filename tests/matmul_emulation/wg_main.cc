@@ -398,8 +398,8 @@ int main(int argc, char** argv) {
   // 16-bit types, the edges in M, N (past a tile and inside one) and K,
   // batches, one element, split K (112: 14 float4s a thread summed at once;
   // 144: 6 at a time); stored from registers, and (112 to 176) staged and
-  // copied out by the warps (rows TMA cannot address; its own stores are
-  // not emulated), whole or in rounds of 48, 32 and 16 columns, whose rows
+  // copied out by the warps (rows TMA cannot address; their TMA stores:
+  // below), whole or in rounds of 48, 32 and 16 columns, whose rows
   // have fewer lanes than a row's unaligned ends have elements.
   for (int bn : {96, 112, 144, 160, 176}) {
     run_case<__nv_bfloat16>(bn, COOP, bn % 32 == 0, true, 1, 130, 136, 2 * bn + 13, ubf, 0, 1, 2);
