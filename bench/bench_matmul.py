@@ -20,7 +20,8 @@ Classes (each row: MxKxN, or BxMxKxN for bmm):
 - lm_head: x @ W^T with nn.Linear's weight layout, vocab 32000, 32001,
   50257, 128256, for 2048 tokens and for one (decode);
 - unaligned: K or N off by one (4096x4096x4095, 4096x4095x4096,
-  2048x32001x4096, 8192x50257x4096) beside their aligned neighbours;
+  2048x32001x4096, 8192x50257x4096; TF32 and f16 too) beside their
+  aligned neighbours;
 - ragged: 3000x1000x2000, 4096x4088x4096, 1000x1000x1000;
 - bmm: 32x512^3, 8x2048^3, 256x128x64x128 (many small), bf16.
 
@@ -119,6 +120,7 @@ def problems(quick: bool):
         P.append(("unaligned", "bf16", 1, m, k, n, "kn"))
     if not quick:
         P.append(("unaligned", "tf32", 1, 4096, 4095, 4096, "kn"))
+        P.append(("unaligned", "tf32", 1, 4096, 4096, 4095, "kn"))
         P.append(("unaligned", "f16", 1, 4096, 4096, 4095, "kn"))
     for m, k, n in [(3000, 1000, 2000), (4096, 4096, 4088), (1000, 1000, 1000)][: 1 if quick else 3]:
         P.append(("ragged", "bf16", 1, m, k, n, "kn"))

@@ -63,6 +63,12 @@ SETS = {  # --set: [(kind, M, K, N, b layout)]
         ("bf16", 8192, 4096, 50257, "nk"),
         ("bf16", 8192, 4096, 50256, "nk"),
     ],
+    # TF32 with K off 16 bytes (a's rows copied into padded ones) beside
+    # its aligned neighbour (2026-12-01).
+    "tf32u": [("tf32", 4096, 4095, 4096, "kn"), ("tf32", 4096, 4096, 4096, "kn"), ("tf32", 4096, 4096, 4095, "kn")],
+    # float16 against bfloat16 on the same shapes (2026-12-01: the report's
+    # f16 1024^3 ran 1.7 us longer a call than bf16 on the same tile).
+    "f16gap": [(kind, m, m, m, lay) for m in (512, 1024, 2048) for lay in ("kn", "nk") for kind in ("bf16", "f16")],
     # LM heads and wide nn.Linear products (nn.Linear's weight), aligned
     # and not (2026-11-30): the widths and cluster pairs against each other,
     # with --variants wg192c1,wg192c2,wg256c1,wg256c2.

@@ -107,10 +107,19 @@ pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device:
     let in_place = |op: &Operand| op.sk == 1 && op.ptr.is_multiple_of(16) && tma_readable(op.sr, op.k, op.sb, op.rows * op.sr, op.batch, 4);
     let (a_direct, b_direct) = (in_place(&a_op), in_place(&b_op));
     let stage = |op: &Operand, layout: Layout| pack::stage(op, layout, DType::F32, true, device, stream);
-    // c^T = b^T a^T: A' = b^T (M-contiguous), B' = a in place or its K-major copy.
+    // c^T = b^T a^T: A' = b^T (M-contiguous) in place or, its rows off 16
+    // bytes, in a padded copy of the same orientation; B' = a in place or
+    // its K-major copy. (A gathering K-major copy of such a b ran at half
+    // the rows copy's rate: 4096 x 4096 x 4095 took 466 us against the
+    // aligned product's 350 on the H200, bench/explore/refresh/.)
     let mut t = q.transposed();
     if !a_direct {
         (t.b, t.sbn, t.sbk, t.sbb) = (0, ld, 1, q.m * ld); // the copy's (16-byte aligned) address comes below
+    }
+    let b_rows = b_layout == Layout::MnUnaligned;
+    if b_rows {
+        let (_, ld_b) = pack::staged_shape(&b_op, b_layout, 4, false);
+        (t.a, t.sam, t.sak, t.sab) = (0, 1, ld_b, q.k * ld_b);
     }
     if eligible(&t, DType::F32, false, true, true, info) {
         let reg = match force {
@@ -119,14 +128,21 @@ pub(super) fn try_tf32(q: &GemmParams, force: &Force, info: &DeviceInfo, device:
             _ => None,
         };
         if let Some(reg) = reg {
-            let _copy = if a_direct {
+            let _a_copy = if a_direct {
                 None
             } else {
                 let (a, buf) = stage(&a_op, a_layout)?;
                 t.b = a.ptr;
                 Some(buf)
             };
-            launch(&t, DType::F32, reg, false, true, !a_direct, device, stream)?;
+            let _b_copy = if b_rows {
+                let (b, buf) = pack::stage(&b_op, b_layout, DType::F32, false, device, stream)?;
+                t.a = b.ptr;
+                Some(buf)
+            } else {
+                None
+            };
+            launch(&t, DType::F32, reg, false, true, !a_direct || b_rows, device, stream)?;
             return Ok(true);
         }
     }

@@ -425,7 +425,7 @@ def test_edge_cases(kind, kernel_override):
 
 
 @cuda
-@pytest.mark.parametrize("kind", ["bf16", "f16"])
+@pytest.mark.parametrize("kind", ["bf16", "f16", "tf32"])
 def test_unaligned_output_rows(kind, kernel_override):
     """Outputs whose rows are off 16 bytes (N = 4095, 4094, 4092, 1003,
     1001), under the automatic choice, with A and B row-major or
@@ -433,23 +433,30 @@ def test_unaligned_output_rows(kind, kernel_override):
     stage such rows in shared memory, each shifted to its global
     alignment, and the warps copy them out (a TMA store's box must start
     16-byte aligned: bench/explore/tma-rows/). bmm with a batch stride that
-    is a multiple of 16 bytes and one that is not."""
+    is a multiple of 16 bytes and one that is not. TF32: a row-major b
+    with such rows is copied into padded rows of the same orientation for
+    the register-A kernel (c^T = b^T a^T), which stores any output."""
     kernel_override("MYNS_MATMUL_KERNEL", "nowg" if NO_WG else "auto")
     dtype = DT[kind]
     torch.manual_seed(11)
-    for m, k, n in [(512, 256, 4095), (384, 192, 4094), (256, 128, 4092), (1000, 72, 1003), (2048, 64, 1001), (300, 256, 4095)]:
-        a, b = torch.randn(m, k, dtype=dtype, device="cuda"), torch.randn(k, n, dtype=dtype, device="cuda")
-        poison(m * n, dtype)
-        try:
-            check(torch.ops.myns.matmul(a, b), a, b, kind)
-            check(torch.ops.myns.matmul(a, b.t().contiguous().t()), a, b, kind)
-            check(torch.ops.myns.matmul(a.t().contiguous().t(), b), a, b, kind)
-        except AssertionError as e:
-            raise AssertionError(f"{m}x{k}x{n}: {e}") from None
-    for bsz, m, k, n in [(3, 256, 64, 1004), (2, 257, 64, 1001)]:
-        a, b = torch.randn(bsz, m, k, dtype=dtype, device="cuda"), torch.randn(bsz, k, n, dtype=dtype, device="cuda")
-        poison(bsz * m * n, dtype)
-        check(torch.ops.myns.bmm(a, b), a, b, kind)
+    old = torch.backends.cuda.matmul.allow_tf32
+    set_tf32(kind == "tf32")
+    try:
+        for m, k, n in [(512, 256, 4095), (384, 192, 4094), (256, 128, 4092), (1000, 72, 1003), (2048, 64, 1001), (300, 256, 4095), (520, 4095, 1001)]:
+            a, b = torch.randn(m, k, dtype=dtype, device="cuda"), torch.randn(k, n, dtype=dtype, device="cuda")
+            poison(m * n, dtype)
+            try:
+                check(torch.ops.myns.matmul(a, b), a, b, kind)
+                check(torch.ops.myns.matmul(a, b.t().contiguous().t()), a, b, kind)
+                check(torch.ops.myns.matmul(a.t().contiguous().t(), b), a, b, kind)
+            except AssertionError as e:
+                raise AssertionError(f"{m}x{k}x{n}: {e}") from None
+        for bsz, m, k, n in [(3, 256, 64, 1004), (2, 257, 64, 1001)]:
+            a, b = torch.randn(bsz, m, k, dtype=dtype, device="cuda"), torch.randn(bsz, k, n, dtype=dtype, device="cuda")
+            poison(bsz * m * n, dtype)
+            check(torch.ops.myns.bmm(a, b), a, b, kind)
+    finally:
+        set_tf32(old)
 
 
 @cuda
