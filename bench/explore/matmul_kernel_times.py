@@ -69,6 +69,9 @@ SETS = {  # --set: [(kind, M, K, N, b layout)]
     # float16 against bfloat16 on the same shapes (2026-12-01: the report's
     # f16 1024^3 ran 1.7 us longer a call than bf16 on the same tile).
     "f16gap": [(kind, m, m, m, lay) for m in (512, 1024, 2048) for lay in ("kn", "nk") for kind in ("bf16", "f16")],
+    # One-wave squares and their neighbours (2026-12-01): 128 x 64 tiles
+    # against 128 x 128 ones in two K ranges of a cluster, and pairs.
+    "kc1024": [("bf16", m, k, n, lay) for (m, k, n) in ((1024, 1024, 1024), (1000, 1000, 1000), (512, 512, 512), (1024, 2048, 1024), (2048, 1024, 1024)) for lay in ("kn", "nk")],
     # LM heads and wide nn.Linear products (nn.Linear's weight), aligned
     # and not (2026-11-30): the widths and cluster pairs against each other,
     # with --variants wg192c1,wg192c2,wg256c1,wg256c2.
