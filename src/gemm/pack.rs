@@ -136,6 +136,8 @@ mod tests {
         let op = Operand { ptr: 256, batch: 1, rows: 4095, k: 4096, sb: 0, sr: 1, sk: 4095 };
         assert_eq!(staged_shape(&op, Layout::MnUnaligned, 2, false), (false, 4096));
         assert_eq!(staged_shape(&op, Layout::MnUnaligned, 4, true), (true, 4096));
+        // TF32's register-A kernel reads such a b N-contiguous (sm90.rs `try_tf32`).
+        assert_eq!(staged_shape(&op, Layout::MnUnaligned, 4, false), (false, 4096));
         let op = Operand { ptr: 256, batch: 2, rows: 5, k: 3, sb: 100, sr: 20, sk: 2 };
         assert_eq!(staged_shape(&op, Layout::Strided, 2, false), (true, 8));
         assert_eq!(staged_shape(&op, Layout::Strided, 4, false), (true, 4));
