@@ -201,16 +201,18 @@ SETS = {  # --set: [(kind, M, K, N, b layout)]
 }
 
 
-def kernel_times(fn, calls, skip=("zero", "fill")):
+def kernel_times(fn, calls, skip=("zero", "fill"), flush_l2=True):
     """GPU time per call of each kernel `fn` queues, mean of `calls` calls
-    each after an L2 flush; kernels whose lower-cased name holds a `skip`
-    word (the flush's own) are left out."""
+    each after an L2 flush (`flush_l2`; else back to back, the operands
+    left in L2); kernels whose lower-cased name holds a `skip` word (the
+    flush's own) are left out."""
     flush = torch.empty(64 << 20, dtype=torch.int32, device="cuda")
     fn()
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         for _ in range(calls):
-            flush.zero_()
+            if flush_l2:
+                flush.zero_()
             fn()
         torch.cuda.synchronize()
     per = collections.defaultdict(float)
@@ -225,9 +227,11 @@ def main():
     ap.add_argument("--calls", type=int, default=30)
     ap.add_argument("--set", choices=list(SETS), default="default")
     ap.add_argument("--variants", default="", help="comma-separated MYNS_MATMUL_KERNEL values to time besides the automatic choice")
+    ap.add_argument("--store-off", action="store_true", help="also time the automatic choice storing its output from registers (the unaligned set always does)")
+    ap.add_argument("--warm-l2", action="store_true", help="no L2 flush between calls")
     args = ap.parse_args()
     forced = [v for v in args.variants.split(",") if v]
-    unaligned = args.set == "unaligned"
+    unaligned = args.set == "unaligned" or args.store_off
     for kind, m, k, n, lay in SETS[args.set]:
         torch.backends.cuda.matmul.allow_tf32 = kind == "tf32"
         a, b = operands(kind, 1, m, k, n, lay)
@@ -240,7 +244,7 @@ def main():
             myns.set_override("MYNS_MATMUL_TMA_STORE", store)
             myns.set_override("MYNS_MATMUL_KERNEL", name[5:] if name.startswith("myns ") and store is None and name[5:] in forced else None)
             try:
-                per = kernel_times(fn, args.calls)
+                per = kernel_times(fn, args.calls, flush_l2=not args.warm_l2)
             except RuntimeError as e:  # a forced variant that does not fit the shape
                 print(f"{kind} {m}x{k}x{n} {lay} {name}: {str(e).splitlines()[0][:120]}")
                 continue
