@@ -6,11 +6,12 @@
 # (ucontext), __syncthreads and warp-collectives synchronise the fibers;
 # ldmatrix and mma.sync follow the ISA's fragment layouts; cp.async copies
 # land late (at the wait that makes them due); mbarriers, TMA tiled loads
-# and stores with 128-byte swizzle (a store's box starting on a 16-byte
-# boundary, as the H200 requires), stmatrix, and wgmma reading shared memory through matrix
-# descriptors (K- and MN-major) follow the ISA's canonical layouts; the
-# blocks of a thread-block cluster run together, each with its own shared
-# memory, reading each other's through distributed shared memory; a barrier
+# and stores, with 128-byte swizzle or none (a store's box must start on a
+# 16-byte boundary, as on the H200), stmatrix, and wgmma reading shared
+# memory through matrix descriptors (K- and MN-major) follow the ISA's
+# canonical layouts; the blocks of a thread-block cluster run together,
+# each with its own shared memory, reading each other's through
+# distributed shared memory; a barrier
 # protocol that stops making progress is reported as a deadlock. Each case is
 # checked against a double-precision reference with an elementwise bound.
 # The kernels' tile header comes from src/gemm/tiles.rs (gen_tiles.rs), as
