@@ -26,6 +26,7 @@ struct GemmParams {
   int64_t beta;      // 1: c += a @ b (each old element read and added before the one rounding; the Hopper kernels' TMA stores: see src/gemm/mod.rs run_cuda_accumulate); 0: c = a @ b
   int64_t tma_store; // Hopper cooperative 16-bit kernels: the output goes through shared memory, then TMA (1: tmC) or the warps, rows shifted to their alignment (2)
   int64_t kcl;       // Hopper cooperative kernels: 1, or 2 or 4 blocks of a cluster each over one of a tile's K ranges (`k_chunk` each), summed through distributed shared memory
+  int64_t share_a;   // Hopper cooperative kernels in clusters of 2: the pair's tiles sit side by side and share A's tile (else one above the other, sharing B's)
 };
 
 // Tile (tm, tn) of block `pid`: groups of 8 tile rows are walked column by

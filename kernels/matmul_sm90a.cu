@@ -34,8 +34,10 @@
 // along x (launched so by src/gemm/sm90.rs; the kernel reads the cluster's
 // size): the pair computes two output tiles one above the other (same
 // columns), so each block loads its own A tile and one half of the shared B
-// tile, multicast into both blocks' shared memory: B's L2 reads halve. A
-// stage is then free only when the consumers of both blocks are done with
+// tile, multicast into both blocks' shared memory: B's L2 reads halve. Or
+// (`p.share_a`, cooperative tiles with A read through TMA) the pair
+// computes two tiles side by side (same rows) and shares A's tile the same
+// way. A stage is then free only when the consumers of both blocks are done with
 // it, so consumers arrive on both blocks' empty barriers. Or (`p.kcl` 2 or
 // 4, the `mm_wgk*` / `mm_wgrk*` kernels: cooperative tiles up to 192 wide;
 // and the 64-row `mm_wgh*` / `mm_wgrh*` ones) the blocks of a cluster
@@ -462,7 +464,11 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   auto a_stage = [&](int s) { return base + (uint32_t)s * STAGE_BYTES; };
   auto b_stage = [&](int s) { return base + (uint32_t)s * STAGE_BYTES + A_BYTES; };
 
-  const int tid = threadIdx.x, wg = tid / 128;
+  // (wg from lane 0: ptxas then knows it is warp-uniform and keeps the
+  // consumers' wgmma descriptors in uniform registers, with no move into
+  // them before each wgmma; kernel times 1-3% shorter on the H200,
+  // bench/explore/uniform-desc/.)
+  const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid / 128, 0);
   const int64_t M = p.M, N = p.N, K = p.K;
   // Clusters of `cl` blocks: pairs along M (`mcl` 2: a work item is a
   // column of two tiles, rank r computing the r-th), or (`p.kcl` > 1,
@@ -479,9 +485,12 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   // 2^31): 64-bit divisions by these counts, a long software sequence each,
   // sit between every block's start and its first load.
   const uint32_t tiles_m = static_cast<uint32_t>((M + BM - 1) / BM), tiles_n = static_cast<uint32_t>((N + BN - 1) / BN);
-  const uint32_t groups_m = mcl > 1 ? (tiles_m + 1) / 2 : tiles_m;
+  // Pairs side by side sharing A (`share_a`), else one above the other sharing B.
+  const bool share_a = mcl > 1 && p.share_a != 0;
+  const uint32_t groups_m = mcl > 1 && !share_a ? (tiles_m + 1) / 2 : tiles_m;
+  const uint32_t groups_n = share_a ? (tiles_n + 1) / 2 : tiles_n;
   const uint32_t splits = static_cast<uint32_t>(p.splits);
-  const uint32_t per_batch = groups_m * tiles_n, tiles = per_batch * static_cast<uint32_t>(p.batch) * splits;
+  const uint32_t per_batch = groups_m * groups_n, tiles = per_batch * static_cast<uint32_t>(p.batch) * splits;
   // Persistent: cluster c takes work items c, c + clusters, ... (batch- and
   // split-major, then tile_of's L2-friendly order). The producer runs ahead
   // into the next item while the consumers store the last one. Item w covers
@@ -501,10 +510,10 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     Item it;
     const uint32_t z = tiles == per_batch ? 0u : w / per_batch;
     uint32_t tm, tn;
-    tile_of32(w - z * per_batch, groups_m, tiles_n, tm, tn);
+    tile_of32(w - z * per_batch, groups_m, groups_n, tm, tn);
     it.z = z;
-    it.m0 = static_cast<int>((tm * mcl + mrank) * BM);
-    it.n0 = static_cast<int>(tn * BN);
+    it.m0 = static_cast<int>(share_a ? tm * BM : (tm * mcl + mrank) * BM);
+    it.n0 = static_cast<int>(share_a ? (tn * mcl + mrank) * BN : tn * BN);
     const uint32_t bz = splits == 1 ? z : z / splits;
     it.bz = static_cast<int>(bz);
     const int64_t range = kc ? rank : static_cast<int64_t>(z - bz * splits);
@@ -564,9 +573,10 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           if (kc) kc_meet();
           t = item(w);
         }
-        // The second tile of a cluster past the last row of tiles: no A to
-        // load (its results are never stored).
-        const bool a_in = t.m0 < M;
+        // The second tile of a pair past the last row (column) of tiles: no
+        // A (B) of its own to load (its results are never stored); its half
+        // of the shared tile still loads, for its peer.
+        const bool a_in = share_a || t.m0 < M, b_in = !share_a || t.n0 < N;
         for (int kt = 0; kt < t.kt; ++kt, ++it) {
           const int s = it % STAGES, round = it / STAGES, k = t.k0 + kt * BK;
           if (round > 0) mbar_wait(empty(s), (round - 1) & 1);
@@ -575,8 +585,17 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
             q[0] = make_uint4(t.m0, t.n0, t.bz, t.kt);
             q[1] = make_uint4(static_cast<uint32_t>(t.z), 0u, 0u, 0u);
           }
-          mbar_expect_tx(full(s), a_in ? STAGE_BYTES : STAGE_BYTES - A_BYTES);
+          mbar_expect_tx(full(s), STAGE_BYTES - (a_in ? 0 : A_BYTES) - (b_in ? 0 : L::B_BYTES));
           if (!a_in) {
+          } else if (share_a && !A_REG) {
+            // This block's half of A, into both blocks (the K-major box is
+            // BM / 2 rows; M-major, the 64-row boxes alternate between the ranks).
+            if constexpr (A_K) {
+              tma_load_mc(a_stage(s) + rank * (A_BYTES / 2), tmA, full(s), k, t.m0 + rank * (BM / 2), t.bz, 0x3);
+            } else {
+#pragma unroll
+              for (int box = rank; box < BM / 64; box += 2) tma_load_mc(a_stage(s) + box * BK * 128, tmA, full(s), t.m0 + box * 64, k, t.bz, 0x3);
+            }
           } else if constexpr (A_REG) {
             // M-contiguous tf32 A: boxes of 32 rows (128 bytes) by BK k-lines.
 #pragma unroll
@@ -588,7 +607,8 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
 #pragma unroll
             for (int j = 0; j < BM / 64; ++j) tma_load(a_stage(s) + j * BK * 128, tmA, full(s), t.m0 + j * 64, k, t.bz);
           }
-          if (mcl > 1) {
+          if (!b_in) {
+          } else if (mcl > 1 && !share_a) {
             // This block's half of B, into both blocks (the tensor map's
             // K-major box is then BN / 2 rows; N-major, the 64-wide boxes
             // alternate between the ranks: 2 and 1 of BN = 192).
@@ -862,7 +882,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
       // and stores the tile as an unsplit one is stored. No second kernel,
       // no partials in DRAM.
       if (p.splits > 1) {
-        if (m0 >= M) continue;  // a cluster's second tile past the last row: nothing to store
+        if (m0 >= M || n0 >= N) continue;  // a pair's second tile past the last row or column: nothing to store
         const uint32_t split = static_cast<uint32_t>(t.z) - static_cast<uint32_t>(t.bz) * splits;
         const int64_t tile = (static_cast<int64_t>(t.bz) * tiles_m + m0 / BM) * tiles_n + n0 / BN;
         constexpr int UNIT = BM * BN, V = NACC / 4;  // floats per split of a tile; float4s per m64 half

@@ -167,6 +167,14 @@ SETS = {  # --set: [(kind, M, K, N, b layout)]
     # --variants wg64,wg64c2,wg128,wg128c2.
     "pair64m": [("bf16", m, k, n, "kn") for (m, k, n) in ((1000, 1000, 1000), (1000, 4000, 1000), (2000, 1000, 1000), (1000, 1000, 2000), (500, 2000, 1000), (1500, 1500, 1500), (2000, 2000, 2000), (3000, 1000, 2000), (1000, 1000, 3000), (1000, 2000, 500), (1024, 1024, 1000))]
     + [("f16", 1000, 1000, 1000, "kn"), ("bf16", 1000, 1000, 1000, "tn"), ("bf16", 1024, 1024, 1024, "kn")],
+    # Pairs side by side sharing A where A's rows are off 128 bytes (2026-12-01,
+    # bench/explore/pair-n/): run with --variants wg64,wg64n2.
+    "sharea": [(kind, m, k, n, lay) for (kind, m, k, n, lay) in (
+        ("bf16", 1000, 1000, 1000, "kn"), ("bf16", 1000, 1000, 1000, "nk"), ("f16", 1000, 1000, 1000, "tn"),
+        ("bf16", 800, 1000, 1000, "kn"), ("bf16", 1000, 1000, 1200, "nk"), ("bf16", 1100, 1000, 900, "kn"),
+        ("bf16", 600, 1000, 2000, "nk"), ("bf16", 1000, 1500, 1000, "kn"), ("bf16", 1024, 1000, 1024, "kn"),
+        ("bf16", 1024, 1000, 1024, "nk"), ("bf16", 1000, 3000, 1000, "nk"), ("bf16", 2000, 1000, 500, "kn"),
+        ("bf16", 1024, 1024, 1024, "kn"))],
     # A stage freed before waiting for the next to land (2026-11-28,
     # bench/explore/early-release/): short and long K, every tile width, TF32.
     "release": [

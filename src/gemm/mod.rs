@@ -33,7 +33,8 @@
 //! K-major, `wg96`, `wg112`, `wg144`, `wg160`, `wg176`; ping-pong `wgp`, `wgp128`, `wgp64`, on
 //! 64-row tiles `wgh128`, `wgh64`, `wgh144` (16-bit, B K-major); TF32's
 //! register-A form `wgr`, `wgr256`, ...; a Hopper tile ending in `c2` or
-//! `c1` runs in pairs of blocks or alone: `wg256c2`), optionally with a
+//! `c1` runs in pairs of blocks sharing B or alone: `wg256c2`; in `n2`, in
+//! pairs side by side sharing A: `wg64n2`), optionally with a
 //! split count (`64/4`, `wg128/2`), `skinny` (optionally `/<blocks per cluster>`;
 //! `skinny_tma`: its streaming build, for weights TMA can read; `skinny_tma16`,
 //! `skinny_tma8`, `skinny_tma4`: on that ring),
@@ -114,6 +115,9 @@ pub(crate) struct GemmParams {
     /// 1, or the blocks of a cluster that each compute one of a tile's K
     /// ranges, summed through distributed shared memory (`sm90::launch`).
     kcl: i64,
+    /// 1: clusters of two blocks compute tiles side by side, sharing A's
+    /// tile (else one above the other, sharing B's; `sm90::launch`).
+    share_a: i64,
 }
 
 impl GemmParams {
@@ -142,6 +146,7 @@ impl GemmParams {
             beta: 0,
             tma_store: 0,
             kcl: 1,
+            share_a: 0,
         }
     }
 

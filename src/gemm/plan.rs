@@ -216,8 +216,11 @@ pub(crate) struct WgPlan {
     pub splits: i64,
     pub a_reg: bool,
     /// 1, or 2: pairs of blocks computing tiles one above the other, each
-    /// loading half of their shared B tile for both (TMA multicast).
+    /// loading half of their shared B tile for both (TMA multicast); or,
+    /// with `share_a`, side by side, sharing A's tile that way.
     pub cluster: i64,
+    /// Pairs (`cluster` 2) side by side sharing A, not stacked sharing B.
+    pub share_a: bool,
     /// The `splits` K ranges of a tile are the blocks of one cluster (2 or
     /// 4; cooperative tiles up to 192 wide, and the 64-row ones), which sum
     /// them through distributed shared memory instead of global memory.
@@ -279,6 +282,9 @@ pub(crate) struct Operands {
     /// An operand read MN-major has k-lines that are not 128-byte aligned
     /// (see `wg_cost`).
     pub misaligned: bool,
+    /// A's lines (rows K-major, k-lines M-major) are not 128-byte aligned
+    /// (see `with_shared_a`).
+    pub a_off: bool,
 }
 
 /// Elements of K per Hopper k-tile.
@@ -619,22 +625,44 @@ pub(crate) fn wg_waves(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, 
 /// 1000 x 2000 1.22x, 256 x 128 x 64 x 128 1.5x, 4096^3 1.21x).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> Option<WgPlan> {
+    wg_auto_tile(m, n, k, batch, elem, sms, ops).map(|p| with_shared_a(p, n, elem, ops))
+}
+
+/// Pairs side by side sharing A (`WgPlan::share_a`) on the unsplit 128 x 64
+/// tile, 16-bit types, where A's lines are off 128 bytes and there are two
+/// columns of tiles or more: such an A's TMA boxes read slowly (`wg_cost`),
+/// and a pair's blocks each read half of it for both. On the H200
+/// (bench/explore/pair-n/, kernel times) 1000^3 ran in 8.9 us against
+/// 10.2-10.7 unpaired (bf16 and f16, a K- or M-major, b either way;
+/// cuBLAS 7.8-7.9) and 9.8-9.9 in pairs sharing B; on aligned rows pairs
+/// either way ran slower (1024^3: 7.0 unpaired, 7.8 sharing A).
+fn with_shared_a(p: WgPlan, n: i64, elem: i64, ops: Operands) -> WgPlan {
+    let pairs = elem == 2 && ops.a_off && p.tile == WG[3] && p.splits == 1 && p.cluster == 1 && !p.k_cluster && !p.a_reg && cdiv(n, p.tile.bn) >= 2;
+    if pairs {
+        WgPlan { cluster: 2, share_a: true, ..p }
+    } else {
+        p
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn wg_auto_tile(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> Option<WgPlan> {
     if m <= 16 || k < wg_bk(elem) {
         return None;
     }
     if let Some(tile) = wgh_wave(m, n, k, batch, elem, sms, ops) {
-        return Some(WgPlan { tile, splits: 1, a_reg: false, cluster: 1, k_cluster: false });
+        return Some(WgPlan { tile, splits: 1, a_reg: false, cluster: 1, share_a: false, k_cluster: false });
     }
     if wg64_wave(m, n, k, batch, elem, sms, ops) {
-        return Some(WgPlan { tile: WG[3], splits: 1, a_reg: false, cluster: 1, k_cluster: false });
+        return Some(WgPlan { tile: WG[3], splits: 1, a_reg: false, cluster: 1, share_a: false, k_cluster: false });
     }
     if let Some((tile, splits)) = wg_waves(m, n, k, batch, elem, sms, ops) {
         // (Two K ranges of a `WGK` width: a cluster's blocks, no partials through L2.)
         let k_cluster = splits > 1 && k_cluster_able(&tile);
-        return Some(WgPlan { tile, splits, a_reg: false, cluster: 1, k_cluster });
+        return Some(WgPlan { tile, splits, a_reg: false, cluster: 1, share_a: false, k_cluster });
     }
     if wg320_wave(m, n, k, batch, elem, sms) {
-        return Some(WgPlan { tile: WGX[0], splits: 1, a_reg: false, cluster: 1, k_cluster: false });
+        return Some(WgPlan { tile: WGX[0], splits: 1, a_reg: false, cluster: 1, share_a: false, k_cluster: false });
     }
     let mut best: Option<(f64, WgPlan)> = None;
     // Split K only where even the narrowest tiles leave half the SMs idle:
@@ -677,7 +705,7 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
         for splits in 1..=max_splits {
             let c = wg_cost(t, m, n, k, batch, splits, sms, elem, ops, false);
             if best.as_ref().is_none_or(|(b, _)| c < *b * 0.999) {
-                best = Some((c, WgPlan { tile: *t, splits, a_reg: false, cluster: wg_cluster_auto(t, m, n, k, batch, sms, ops), k_cluster: false }));
+                best = Some((c, WgPlan { tile: *t, splits, a_reg: false, cluster: wg_cluster_auto(t, m, n, k, batch, sms, ops), share_a: false, k_cluster: false }));
             }
         }
         // Or two K ranges as a cluster's blocks, where the tiles fill at
@@ -688,12 +716,12 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
         if k_cluster_able(t) && !t.pingpong && 2 * count <= sms && fills(t.bm) {
             let c = wg_cost(t, m, n, k, batch, 2, sms, elem, ops, true);
             if best.as_ref().is_none_or(|(b, _)| c < *b * 0.999) {
-                best = Some((c, WgPlan { tile: *t, splits: 2, a_reg: false, cluster: 1, k_cluster: true }));
+                best = Some((c, WgPlan { tile: *t, splits: 2, a_reg: false, cluster: 1, share_a: false, k_cluster: true }));
             }
         }
     }
     best.map(|(_, p)| match wgh_k_cluster(&p, m, n, k, batch, sms) {
-        Some(ranges) => WgPlan { splits: ranges, k_cluster: true, cluster: 1, ..p },
+        Some(ranges) => WgPlan { splits: ranges, k_cluster: true, cluster: 1, share_a: false, ..p },
         None => p,
     })
 }
@@ -753,22 +781,24 @@ fn with_k_cluster(plan: WgPlan, ranges: Option<i64>) -> Option<WgPlan> {
     match ranges {
         None => Some(plan),
         Some(_) if !k_cluster_able(&plan.tile) => None,
-        Some(r) => Some(WgPlan { splits: r, cluster: 1, k_cluster: true, ..plan }),
+        Some(r) => Some(WgPlan { splits: r, cluster: 1, share_a: false, k_cluster: true, ..plan }),
     }
 }
 
 /// The Hopper plan for a forced name (`wg`, `wg256`, `wgp128`, ...,
 /// optionally ending in `c1` or `c2`: blocks per cluster, reduced to 1
-/// where the product has a single row of tiles; or in `k2` or `k4`: K in
+/// where the product has a single row of tiles; `n2`: pairs side by side
+/// sharing A, reduced to 1 on a single column; or in `k2` or `k4`: K in
 /// that many ranges, a cluster's blocks), or `None` when the name is not a
 /// Hopper tile.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn wg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> Option<WgPlan> {
     let (name, ranges) = k_cluster_suffix(name);
-    let (name, cluster) = match (name.strip_suffix("c2"), name.strip_suffix("c1")) {
-        (Some(n), _) => (n, Some(2)),
-        (_, Some(n)) => (n, Some(1)),
-        _ => (name, None),
+    let (name, cluster, share_a) = match (name.strip_suffix("c2"), name.strip_suffix("c1"), name.strip_suffix("n2")) {
+        (Some(n), ..) => (n, Some(2), false),
+        (_, Some(n), _) => (n, Some(1), false),
+        (.., Some(n)) => (n, Some(2), true),
+        _ => (name, None, false),
     };
     let auto = wg_auto(m, n, k, batch, elem, sms, ops).map(|p| p.tile).unwrap_or(WG[WG.len() - 1]);
     let tile = wg_named(name, auto)?;
@@ -778,8 +808,13 @@ pub(crate) fn wg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64,
     if tile.b_k_only() && !ops.b_k {
         return None; // `wgh144`, `wg96` to `wg176`: B K-major only
     }
-    let cluster = cluster.unwrap_or_else(|| wg_cluster_auto(&tile, m, n, k, batch, sms, ops)).min(wg_cluster(&tile, m));
-    with_k_cluster(WgPlan { tile, splits: splits.unwrap_or(1), a_reg: false, cluster, k_cluster: false }, ranges)
+    let cluster = match share_a {
+        true if cdiv(n, tile.bn) >= 2 => 2,
+        true => 1,
+        false => cluster.unwrap_or_else(|| wg_cluster_auto(&tile, m, n, k, batch, sms, ops)).min(wg_cluster(&tile, m)),
+    };
+    let share_a = share_a && cluster == 2;
+    with_k_cluster(WgPlan { tile, splits: splits.unwrap_or(1), a_reg: false, cluster, share_a, k_cluster: false }, ranges)
 }
 
 /// The TF32 register-A plan (c^T = b^T a^T, A = b^T M-contiguous): here b
@@ -814,7 +849,7 @@ pub(crate) fn wg_reg(m: i64, n: i64, k: i64, batch: i64, sms: i64) -> WgPlan {
     if (4096..=8192).contains(&k) {
         let fits = |t: &&WgTile| k_cluster_able(t) && 2 * tiles(t.bn) <= sms && 4 * tiles(t.bn) >= sms;
         if let Some(t) = WG.iter().filter(fits).max_by_key(|t| (tiles(t.bn), -cdiv(n, t.bn) * t.bn, t.bn)) {
-            return WgPlan { tile: *t, splits: 2, a_reg: true, cluster: 1, k_cluster: true };
+            return WgPlan { tile: *t, splits: 2, a_reg: true, cluster: 1, share_a: false, k_cluster: true };
         }
     }
     let splits_for = |count: i64| if 2 * count >= sms { 1 } else { (sms / count).min(k / 1024).max(1) };
@@ -827,7 +862,7 @@ pub(crate) fn wg_reg(m: i64, n: i64, k: i64, batch: i64, sms: i64) -> WgPlan {
     if let Some(t) = WGH.iter().filter(|t| half_tiles(t) <= sms).max_by_key(key) {
         let splits = splits_for(half_tiles(t));
         if cdiv(k, splits) <= 4096 {
-            return WgPlan { tile: *t, splits, a_reg: true, cluster: 1, k_cluster: false };
+            return WgPlan { tile: *t, splits, a_reg: true, cluster: 1, share_a: false, k_cluster: false };
         }
     }
     let bn = match WG.iter().rev().find(|t| t.bn >= n) {
@@ -843,7 +878,7 @@ pub(crate) fn wg_reg(m: i64, n: i64, k: i64, batch: i64, sms: i64) -> WgPlan {
         }
     };
     let tile = *WG.iter().find(|t| t.bn == bn).unwrap_or(&WG[0]);
-    WgPlan { tile, splits: splits_for(tiles(bn)), a_reg: true, cluster: 1, k_cluster: false }
+    WgPlan { tile, splits: splits_for(tiles(bn)), a_reg: true, cluster: 1, share_a: false, k_cluster: false }
 }
 
 /// The forced register-A plan (`wgr`, `wgr256`, ...; `wgrh128`, `wgrh64`:
@@ -866,7 +901,7 @@ pub(crate) fn wg_reg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: 
             };
             let bn: i64 = width.parse().ok()?;
             let tile = *list.iter().find(|t| t.bn == bn)?;
-            WgPlan { tile, splits: splits.unwrap_or(1), a_reg: true, cluster: 1, k_cluster: false }
+            WgPlan { tile, splits: splits.unwrap_or(1), a_reg: true, cluster: 1, share_a: false, k_cluster: false }
         }
     };
     // (Pairs and a cluster's K ranges exclude each other: pairs split K
@@ -989,7 +1024,7 @@ pub(crate) fn skinny_tma(m: i64, n: i64, k: i64, batch: i64, elem: i64, ffma: bo
     let strips = skinny_strips(n, batch);
     if m > SKINNY_MAX_M {
         // Past 16 rows: mma consumers only (FFMA would do m per weight).
-        let tiles = wgh_wave(m, n, k, batch, elem, sms, Operands { b_k, misaligned: false }).is_some();
+        let tiles = wgh_wave(m, n, k, batch, elem, sms, Operands { b_k, misaligned: false, a_off: false }).is_some();
         let streams = !tiles && (m <= 32 || elem == 4 || strips > sms);
         (!ffma && m <= SKINNY_TMA_MAX_M && strips >= 16 && streams) || few_strips_long_k(m, strips, k, ffma)
     } else if ffma {
@@ -1186,9 +1221,9 @@ mod tests {
 
     const SMS: i64 = 132;
     /// B N-major with 128-byte aligned rows, or not; B K-major.
-    const KN: Operands = Operands { b_k: false, misaligned: false };
-    const KN_OFF: Operands = Operands { b_k: false, misaligned: true };
-    const NK: Operands = Operands { b_k: true, misaligned: false };
+    const KN: Operands = Operands { b_k: false, misaligned: false, a_off: false };
+    const KN_OFF: Operands = Operands { b_k: false, misaligned: true, a_off: false };
+    const NK: Operands = Operands { b_k: true, misaligned: false, a_off: false };
 
     #[test]
     fn force_parsing() {
@@ -1356,7 +1391,7 @@ mod tests {
         // (`wg_waves` takes the same tiles where it takes the product, on
         // aligned rows: 512 x 9216 x 3072 with B K-major it takes 144-wide ones.)
         for (m, n, k) in [(512, 9216, 3072), (512, 10240, 8192), (384, 12288, 4096), (448, 9000, 3584), (256, 20480, 4096), (512, 10240, 2048)] {
-            for ops in [KN, KN_OFF, Operands { b_k: true, misaligned: true }] {
+            for ops in [KN, KN_OFF, Operands { b_k: true, misaligned: true, a_off: false }] {
                 assert_eq!(wg_auto(m, n, k, 1, 2, SMS, ops).map(kc), Some((WGX[0], 1, false, 1)), "{m} x {n} x {k}");
             }
         }
@@ -1425,6 +1460,19 @@ mod tests {
         assert_eq!(wg_auto(1000, 1000, 1000, 1, 2, SMS, KN_OFF).unwrap().tile.bn, 64);
         assert_eq!(wg_auto(1024, 1000, 1024, 1, 2, SMS, KN_OFF).unwrap().tile.bn, 64);
         assert_eq!(wg_auto(1024, 1024, 1024, 1, 2, SMS, KN).unwrap().tile.bn, 64);
+        // ... and A's rows off 128 bytes too: pairs side by side sharing A,
+        // 16-bit types, two columns of tiles or more.
+        let pair = |p: WgPlan| (p.tile.bn, p.splits, p.cluster, p.share_a);
+        let a_off = |ops: Operands| Operands { a_off: true, ..ops };
+        assert_eq!(wg_auto(1000, 1000, 1000, 1, 2, SMS, a_off(KN_OFF)).map(pair), Some((64, 1, 2, true)));
+        assert_eq!(wg_auto(1000, 1000, 1000, 1, 2, SMS, a_off(NK)).map(pair), Some((64, 1, 2, true)));
+        assert_eq!(wg_auto(1000, 1000, 1000, 1, 2, SMS, KN_OFF).map(pair), Some((64, 1, 1, false)));
+        assert_eq!(wg_auto(1000, 1000, 1000, 1, 4, SMS, a_off(NK)).map(|p| p.share_a), Some(false));
+        assert_eq!(wg_auto(4096, 4096, 4096, 1, 2, SMS, a_off(KN)).map(|p| p.share_a), Some(false));
+        assert_eq!(wg_forced("wg64n2", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(pair), Some((64, 1, 2, true)));
+        assert_eq!(wg_forced("wg128n2", Some(3), 4096, 4096, 4096, 1, 2, SMS, KN).map(pair), Some((128, 3, 2, true)));
+        assert_eq!(wg_forced("wg64n2", None, 4096, 64, 4096, 1, 2, SMS, KN).map(pair), Some((64, 1, 1, false)));
+        assert_eq!(wg_forced("wg64n2k2", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(|p| (p.cluster, p.share_a, p.k_cluster)), Some((1, false, true)));
         // Clusters: pairs of blocks on tiles of 128 columns and more, with two rows of tiles.
         assert_eq!(wg_auto(4096, 4096, 4096, 1, 2, SMS, KN).unwrap().cluster, 2);
         assert_eq!(wg_auto(4096, 1024, 4096, 1, 2, SMS, NK).unwrap().cluster, 2);
@@ -1464,7 +1512,7 @@ mod tests {
         }
         assert_eq!(wg_waves(256, 3072, 4096, 1, 2, SMS, NK), None, "short K: not split");
         assert_eq!(wg_waves(512, 4096, 11008, 1, 2, SMS, KN), None, "B N-major");
-        assert_eq!(wg_waves(256, 9216, 3072, 1, 2, SMS, Operands { b_k: true, misaligned: true }), None);
+        assert_eq!(wg_waves(256, 9216, 3072, 1, 2, SMS, Operands { b_k: true, misaligned: true, a_off: false }), None);
         // Not on one row of tiles nor over four, rows under 80% full, short
         // K, batches, TF32, over two waves of every width (512 x 28672), nor
         // on fewer tiles (256 x 1024: 22 of 96).

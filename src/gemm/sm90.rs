@@ -74,7 +74,11 @@ pub(super) fn plan(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, force: &F
     }
     let (sms, elem) = (info.sms as i64, dtype.size() as i64);
     let off_128 = |pitch: i64| q.k > 1 && (pitch * elem) % 128 != 0;
-    let ops = plan::Operands { b_k, misaligned: (!a_k && off_128(q.sak)) || (!b_k && off_128(q.sbk)) };
+    let ops = plan::Operands {
+        b_k,
+        misaligned: (!a_k && off_128(q.sak)) || (!b_k && off_128(q.sbk)),
+        a_off: off_128(if a_k { q.sam } else { q.sak }),
+    };
     match force {
         Force::Tile(name, splits) => plan::wg_forced(name, *splits, q.m, q.n, q.k, q.batch, elem, sms, ops),
         Force::Auto { hopper: true } => plan::wg_auto(q.m, q.n, q.k, q.batch, elem, sms, ops),
@@ -282,6 +286,11 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
         (true, true) => 1,
         (true, false) => 2,
     };
+    if plan.share_a && (plan.a_reg || plan.cluster != 2) {
+        return Err(Error::runtime(format!("no Hopper kernel shares A in clusters of {} (register A: {})", plan.cluster, plan.a_reg)));
+    }
+    q.share_a = plan.share_a as i64;
+    let share_a = plan.share_a;
     let q = &q;
     let (m, n, k, batch) = (q.m as u64, q.n as u64, q.k as u64, q.batch as u64);
     let (es, bk, bn) = (dtype.size() as u64, bk as u32, plan.tile.bn);
@@ -293,14 +302,15 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
         // 32 M-elements (128 bytes) per box row, BK k-lines.
         map(q.a, [m, k, batch], [q.sak as u64 * es, bstride(q.sab, k * q.sak as u64)], [32, bk, 1])?
     } else if a_k {
-        map(q.a, [k, m, batch], [q.sam as u64 * es, bstride(q.sab, m * q.sam as u64)], [bk, plan.tile.bm as u32, 1])?
+        map(q.a, [k, m, batch], [q.sam as u64 * es, bstride(q.sab, m * q.sam as u64)], [bk, if share_a { plan.tile.bm / 2 } else { plan.tile.bm } as u32, 1])?
     } else {
         // 64 M-elements (128 bytes) per box row: 16-bit types only.
         map(q.a, [m, k, batch], [q.sak as u64 * es, bstride(q.sab, k * q.sak as u64)], [64, bk, 1])?
     };
-    // In clusters each block loads half of a K-major B tile's rows; a tile
-    // over 256 wide (a TMA box's most) is loaded in two halves anyway.
-    let b_rows = if plan.cluster > 1 || bn > 256 { bn / 2 } else { bn } as u32;
+    // In pairs each block loads half of the shared tile: of a K-major A's
+    // rows (above) or B's; a B tile over 256 wide (a TMA box's most) is
+    // loaded in two halves anyway.
+    let b_rows = if (plan.cluster > 1 && !share_a) || bn > 256 { bn / 2 } else { bn } as u32;
     let tm_b = if b_k {
         map(q.b, [k, n, batch], [q.sbn as u64 * es, bstride(q.sbb, n * q.sbn as u64)], [bk, b_rows, 1])?
     } else {
@@ -342,9 +352,10 @@ pub(super) fn launch(q: &GemmParams, dtype: DType, plan: WgPlan, a_k: bool, b_k:
     let smem = plan.tile.smem(dtype.size() as i64);
     let f = f.function_smem(device, smem)?;
     // Persistent blocks (clusters), one per SM (the shared memory allows no
-    // more); an item is a column of `cluster` tiles, or one tile whose K
+    // more); an item is a column of `cluster` tiles (a row, sharing A), or one tile whose K
     // ranges are the cluster's `kcl` blocks.
-    let items = cdiv(cdiv(q.m, plan.tile.bm), plan.cluster.max(1)) * cdiv(q.n, bn) * q.batch * q.splits;
+    let (per_m, per_n) = if share_a { (1, plan.cluster) } else { (plan.cluster.max(1), 1) };
+    let items = cdiv(cdiv(q.m, plan.tile.bm), per_m) * cdiv(cdiv(q.n, bn), per_n) * q.batch * q.splits;
     let cl = plan.cluster.max(q.kcl).max(1);
     if items > i32::MAX as i64 {
         return Err(Error::value(format!("matmul: {items} work items are more than the Hopper kernel counts (split K less)")));

@@ -90,6 +90,7 @@ template <class T> inline T __ldcg(const T* p) { return *p; }
 inline void __threadfence() {}
 // Warp votes on values every lane of the warp computes alike (what the kernels use them for).
 inline bool __all_sync(unsigned, bool p) { return p; }
+template <class T> inline T __shfl_sync(unsigned, T v, int) { return v; }
 inline int atomicAdd(int* p, int v) { const int old = *p; *p += v; return old; }
 inline uint4 __ldg(const uint4* p) {
   if ((uintptr_t)p % 16) { fprintf(stderr, "misaligned 16-byte load %p\n", (const void*)p); abort(); }

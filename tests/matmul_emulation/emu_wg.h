@@ -139,10 +139,11 @@ template <int N> struct WgmmaRS {
   }
 };
 
-// Clusters: only the K-range form (p.kcl), whose blocks share nothing but
-// the cluster barrier and each other's partials; the M pairs' multicast
-// loads and remote mbarrier arrives, and TMA's reduce-add stores, are not
-// emulated; reaching one is an error.
+// Clusters: the K-range form (p.kcl), whose blocks share the cluster
+// barrier and each other's partials, and pairs, whose multicast loads land
+// in every masked block's shared memory and count on its own barrier at
+// the same address, and whose consumers arrive on either block's barriers.
+// TMA's reduce-add stores are not emulated; reaching one is an error.
 inline void emu_unsupported(const char* what) { fprintf(stderr, "FAIL: %s is not emulated\n", what); exit(4); }
 inline void emu_fail(const char* what) { fprintf(stderr, "FAIL: %s (block %u, thread %u)\n", what, emu::cur->bid.x, emu::cur->tid.x); exit(6); }
 // The running cluster: its blocks (slots 0 .. ranks - 1), and barrier.cluster
@@ -192,13 +193,25 @@ inline void emu_thread_exit() {
 }
 inline uint32_t cluster_size() { return emu_cl.ranks; }
 inline uint32_t cluster_rank() { return (uint32_t)emu::cur->slot; }
-inline void cluster_sync() { emu_unsupported("cluster_sync (M pairs)"); }
+inline void cluster_sync() { cluster_arrive(); cluster_wait(); }
 inline void kc_meet() {
   cluster_arrive(); cluster_wait();
   cluster_arrive(); cluster_wait();
 }
-inline void mbar_arrive_cta(uint32_t, uint32_t) { emu_unsupported("a remote mbarrier arrive"); }
-inline void tma_load_mc(uint32_t, const CUtensorMap*, uint32_t, int, int, int, uint16_t) { emu_unsupported("a multicast TMA load"); }
+// (Run as if by block `rank`: its shared memory and barriers are the ones
+// `emu_window` and `bar_at` find.)
+template <class F> void emu_as_rank(uint32_t rank, F f) {
+  if (rank >= emu_cl.ranks) { fprintf(stderr, "rank %u of a cluster of %u\n", rank, emu_cl.ranks); abort(); }
+  const int self = emu::cur->slot;
+  emu::cur->slot = (int)rank;
+  f();
+  emu::cur->slot = self;
+}
+inline void mbar_arrive_cta(uint32_t bar, uint32_t rank) { emu_as_rank(rank, [&] { mbar_arrive(bar); }); }
+inline void tma_load_mc(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1, int c2, uint16_t mask) {
+  for (uint32_t r = 0; r < EMU_RANKS; ++r)
+    if (mask >> r & 1) emu_as_rank(r, [&] { tma_load(dst, map, bar, c0, c1, c2); });
+}
 // A K range's partial into this block's shared memory, and a rank's read
 // back at the same offset (mapa + ld.shared::cluster).
 inline void sts128f(uint32_t addr, float x, float y, float z, float w) {

@@ -17,10 +17,11 @@ inline unsigned char* emu_window() { return emu_smem[emu::cur->slot]; }
 #include <random>
 #include <string>
 
-// Blocks run one at a time, or (p.kcl > 1) a cluster of kcl blocks at a
-// time, storing from registers (tma_store 0), or through shared memory with
-// TMA (1: the map `c`) or copied out by warps (2): cluster pairs along M
-// and TMA's reduce-add stores are not emulated (emu_wg.h).
+// Blocks run one at a time, or a cluster at a time (p.kcl > 1: kcl blocks
+// over K ranges; pairs sharing B or, p.share_a, A), storing from registers
+// (tma_store 0), or through shared memory with TMA (1: the map `c`) or
+// copied out by warps (2): TMA's reduce-add stores are not emulated
+// (emu_wg.h).
 using WgKern = void (*)(const CUtensorMap, const CUtensorMap, const CUtensorMap, const GemmParams);
 static WgKern g_k; static CUtensorMap g_a, g_b, g_c; static GemmParams g_p;
 static void fiber_main() { g_k(g_a, g_b, g_c, g_p); myns::sm90::emu_thread_exit(); emu::cur->done = true; }
@@ -148,10 +149,13 @@ template <class T> WgKern pick(int bn, int pp, bool a_k, bool b_k, bool kc = fal
 // (N and c_off multiples of 8); 2, staged and copied out by the warps
 // (rows TMA cannot address). pp: COOP (or
 // false), PP (or true), PPH. kcl 2 or 4: K ranges as the blocks of a
-// cluster (cooperative tiles up to 192 wide), `blocks` clusters.
+// cluster (cooperative tiles up to 192 wide), `blocks` clusters. pairs:
+// clusters of two blocks whose tiles share B (PAIR_B: one above the
+// other) or A (PAIR_A: side by side), `blocks` pairs.
+enum { NO_PAIR, PAIR_B, PAIR_A };
 template <class T>
 void run_case(int bn, int pp, bool a_k, bool b_k, int batch, int M, int K, int N, double u_out, double u_in = 0, int splits = 1, unsigned blocks = 2,
-              int store = 0, int c_off = 0, int kcl = 1) {
+              int store = 0, int c_off = 0, int kcl = 1, int pairs = NO_PAIR) {
   const WgKern kern = pick<T>(bn, pp, a_k, b_k, kcl > 1);
   const int bm = pp == PPH ? 64 : 128;
   std::mt19937 rng(M * 7 + K * 13 + N + batch); std::normal_distribution<float> nd;
@@ -162,7 +166,7 @@ void run_case(int bn, int pp, bool a_k, bool b_k, int batch, int M, int K, int N
   std::vector<T> A(batch * sab + 8), B(batch * sbb + 8), C0((size_t)batch * M * N + 8, fromf<T>(NAN));
   T* C = C0.data() + c_off;
   for (auto& x : A) x = fromf<T>(nd(rng)); for (auto& x : B) x = fromf<T>(nd(rng));
-  GemmParams p{}; p.a = A.data(); p.b = B.data(); p.c = C; p.tma_store = store; p.M = M; p.N = N; p.K = K;
+  GemmParams p{}; p.a = A.data(); p.b = B.data(); p.c = C; p.tma_store = store; p.M = M; p.N = N; p.K = K; p.share_a = pairs == PAIR_A;
   p.sam = sam; p.sak = sak; p.sbk = sbk; p.sbn = sbn; p.scm = N; p.scn = 1; p.sab = sab; p.sbb = sbb; p.scb = (int64_t)M * N; p.batch = batch;
   // split-K as src/gemm/plan.rs split_k: whole k-tiles per split, float32 partials.
   const int kt = 128 / (int)sizeof(T), chunk = ((K + splits - 1) / splits + kt - 1) / kt * kt;
@@ -177,10 +181,11 @@ void run_case(int bn, int pp, bool a_k, bool b_k, int batch, int M, int K, int N
   const int es = sizeof(T), bk = 128 / es;
   auto bstride = [&](int64_t s, uint64_t span) -> uint64_t { return batch == 1 ? ((span * es + 15) / 16) * 16 : (uint64_t)s * es; };
   const bool tf32 = std::is_same<T, float>::value;  // float32 maps are TFLOAT32: the loads round
-  CUtensorMap ta = a_k ? myns::emu_tensor_map(A.data(), K, M, batch, sam * es, bstride(sab, (uint64_t)M * sam), bk, bm, es, tf32)
+  // (In pairs each block loads half of the shared tile: a K-major one's rows.)
+  CUtensorMap ta = a_k ? myns::emu_tensor_map(A.data(), K, M, batch, sam * es, bstride(sab, (uint64_t)M * sam), bk, pairs == PAIR_A ? bm / 2 : bm, es, tf32)
                        : myns::emu_tensor_map(A.data(), M, K, batch, sak * es, bstride(sab, (uint64_t)K * sak), 64, bk, es);
   // (A K-major B tile over 256 rows, a TMA box's most, comes in two boxes.)
-  CUtensorMap tb = b_k ? myns::emu_tensor_map(B.data(), K, N, batch, sbn * es, bstride(sbb, (uint64_t)N * sbn), bk, bn > 256 ? bn / 2 : bn, es, tf32)
+  CUtensorMap tb = b_k ? myns::emu_tensor_map(B.data(), K, N, batch, sbn * es, bstride(sbb, (uint64_t)N * sbn), bk, bn > 256 || pairs == PAIR_B ? bn / 2 : bn, es, tf32)
                        : myns::emu_tensor_map(B.data(), N, K, batch, sbk * es, bstride(sbb, (uint64_t)K * sbk), 64, bk, es);
   // The output's map, as src/gemm/sm90.rs launch encodes it.
   CUtensorMap tc = ta;  // (not read unless store 1)
@@ -189,8 +194,11 @@ void run_case(int bn, int pp, bool a_k, bool b_k, int batch, int M, int K, int N
     const int c_box = MYNS_WG_C_BOX(bn);
     tc = myns::emu_tensor_map(C, N, M, batch, (uint64_t)N * es, bstride(p.scb, (uint64_t)M * N), c_box, 64, es, false, c_box == 64);
   }
-  const unsigned tiles = (unsigned)(((M + bm - 1) / bm) * ((N + bn - 1) / bn) * batch * p.splits), grid = tiles < blocks ? tiles : blocks;
-  launch(kern, grid * kcl, 1, ta, tb, p, kcl, &tc);
+  // Work items: tiles, or pairs of them.
+  const int per_m = pairs == PAIR_B ? 2 : 1, per_n = pairs == PAIR_A ? 2 : 1, cl = pairs ? 2 : kcl;
+  const unsigned tiles = (unsigned)(((M + bm * per_m - 1) / (bm * per_m)) * ((N + bn * per_n - 1) / (bn * per_n)) * batch * p.splits),
+                 grid = tiles < blocks ? tiles : blocks;
+  launch(kern, grid * cl, 1, ta, tb, p, cl, &tc);
   int bad = 0;
   // Every (tile, consumer) counted each K range once (ping-pong: one counter per tile).
   for (size_t i = 0; p.splits > 1 && i < flags.size(); ++i)
@@ -208,8 +216,9 @@ void run_case(int bn, int pp, bool a_k, bool b_k, int batch, int M, int K, int N
       ++bad;
     }
   ++cases;
-  printf("%s %s%d %c%c b%d %dx%dx%d/%d %s%s: %s\n", std::is_same<T, float>::value ? "tf32" : std::is_same<T, __half>::value ? "f16" : "bf16",
-         pp == PPH ? "wgh" : pp ? "wgp" : "wg", bn, a_k ? 'k' : 'm', b_k ? 'k' : 'n', batch, M, K, N, (int)p.splits, grid_note(kcl > 1 ? grid : blocks, p).c_str(),
+  printf("%s %s%d%s %c%c b%d %dx%dx%d/%d %s%s: %s\n", std::is_same<T, float>::value ? "tf32" : std::is_same<T, __half>::value ? "f16" : "bf16",
+         pp == PPH ? "wgh" : pp ? "wgp" : "wg", bn, pairs == PAIR_A ? "n2" : pairs == PAIR_B ? "c2" : "", a_k ? 'k' : 'm', b_k ? 'k' : 'n', batch, M, K, N, (int)p.splits,
+         grid_note(kcl > 1 ? grid : blocks, p).c_str(),
          store == 1 ? " tma" : store == 2 ? " staged" : "", bad ? "FAIL" : "ok");
   if (bad) ++fails;
   fflush(stdout);
@@ -337,11 +346,38 @@ static void k_cluster_cases() {
   run_case_reg(64, 1, 5, 1, 3, 1, false, false, 2, 2);
 }
 
+// Pairs of blocks in a cluster: sharing A (side by side; a K-major A in
+// halves of its rows, an M-major one's 64-row boxes one per rank) and
+// sharing B (one above the other; likewise B); a pair's second tile past
+// the last column or row (odd counts); fewer pairs than items, so that a
+// pair walks several; batches, split K, both staged outputs; cooperative,
+// ping-pong and 64-row tiles; TF32 K-major.
+static void pair_cases() {
+  const double ubf = 1.0 / 256, uh = 1.0 / 2048, utf = 1.0 / (1 << 24);
+  run_case<__nv_bfloat16>(64, COOP, true, false, 1, 130, 200, 7 * 64 - 3, ubf, 0, 1, 2, 0, 0, 1, PAIR_A);
+  run_case<__half>(64, COOP, false, true, 2, 70, 200, 300, uh, 0, 2, 2, 0, 0, 1, PAIR_A);
+  run_case<__nv_bfloat16>(128, COOP, true, true, 1, 136, 72, 3 * 128 + 16, ubf, 0, 1, 2, 1, 0, 1, PAIR_A);
+  run_case<__half>(192, COOP, false, false, 1, 130, 130, 2 * 192 + 13, uh, 0, 1, 1, 2, 1, 1, PAIR_A);
+  run_case<float>(128, COOP, true, true, 1, 130, 100, 300, utf, 1.0 / 2048, 1, 2, 0, 0, 1, PAIR_A);
+  run_case<__nv_bfloat16>(64, PPH, true, true, 1, 100, 72, 300, ubf, 0, 1, 2, 0, 0, 1, PAIR_A);
+  run_case<__half>(128, PPH, false, true, 2, 70, 40, 200, uh, 0, 1, 1, 0, 0, 1, PAIR_A);
+  run_case<__half>(128, PP, false, false, 1, 130, 72, 260, uh, 0, 1, 2, 0, 0, 1, PAIR_A);
+  run_case<__nv_bfloat16>(256, COOP, true, true, 1, 3 * 128 + 5, 72, 300, ubf, 0, 1, 2, 0, 0, 1, PAIR_B);
+  run_case<__half>(192, COOP, false, false, 2, 200, 100, 2 * 192 + 13, uh, 0, 1, 2, 0, 0, 1, PAIR_B);
+  run_case<__nv_bfloat16>(64, COOP, true, false, 1, 300, 200, 136, ubf, 0, 2, 2, 1, 0, 1, PAIR_B);
+  run_case<float>(64, COOP, true, true, 1, 300, 72, 100, utf, 1.0 / 2048, 1, 1, 0, 0, 1, PAIR_B);
+}
+
 int main(int argc, char** argv) {
   const bool big = argc > 1 && std::string(argv[1]) == "big";
   const double ubf = 1.0 / 256, uh = 1.0 / 2048, utf = 1.0 / (1 << 24);
   if (argc > 1 && std::string(argv[1]) == "kc") {  // ./wg kc: the K-range clusters alone
     k_cluster_cases();
+    printf("%d cases, %d failures\n", cases, fails);
+    return fails != 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "pairs") {  // ./wg pairs: the pairs alone
+    pair_cases();
     printf("%d cases, %d failures\n", cases, fails);
     return fails != 0;
   }
@@ -468,6 +504,7 @@ int main(int argc, char** argv) {
   run_case_reg(128, 2, 130, 300, 260, 3, false, true, 3);
   run_case_reg(64, 1, 200, 330, 129, 4, true, true, 2);
   k_cluster_cases();
+  pair_cases();
   printf("%d cases, %d failures\n", cases, fails);
   return fails != 0;
 }
