@@ -478,8 +478,9 @@ def test_zero_sizes(kind):
 @pytest.mark.parametrize("kind", ["bf16", "f16", "tf32", "f32"])
 def test_large_and_llm_shapes(kind, kernel_override):
     """The automatic choice on shapes the benchmark times (tile edges,
-    unaligned widths and the backward's layouts included; 1000^3 and 800 x
-    1000 x 1200: pairs of blocks sharing A, whose rows are off 128 bytes)."""
+    unaligned widths and the backward's layouts included; pairs of blocks
+    sharing A, whose rows are off 128 bytes: 1000^3's products, 800 x 1000 x
+    1200's g @ b^T)."""
     kernel_override("MYNS_MATMUL_KERNEL", "nowg" if NO_WG else "auto")
     old = torch.backends.cuda.matmul.allow_tf32
     set_tf32(kind == "tf32")
