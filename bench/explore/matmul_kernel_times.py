@@ -175,6 +175,10 @@ SETS = {  # --set: [(kind, M, K, N, b layout)]
         ("bf16", 600, 1000, 2000, "nk"), ("bf16", 1000, 1500, 1000, "kn"), ("bf16", 1024, 1000, 1024, "kn"),
         ("bf16", 1024, 1000, 1024, "nk"), ("bf16", 1000, 3000, 1000, "nk"), ("bf16", 2000, 1000, 500, "kn"),
         ("bf16", 1024, 1024, 1024, "kn"))],
+    # ... against the plan's K ranges in a cluster on longer K: --variants wg64n2.
+    "sharea2": [("bf16", m, k, n, lay) for lay in ("kn", "nk") for (m, k, n) in (
+        (1000, 2000, 1000), (1000, 3000, 1000), (1000, 4000, 1000), (1000, 6000, 1000), (1024, 3000, 1024),
+        (900, 3000, 1100), (1100, 2000, 1000), (1000, 3000, 800))],
     # A stage freed before waiting for the next to land (2026-11-28,
     # bench/explore/early-release/): short and long K, every tile width, TF32.
     "release": [

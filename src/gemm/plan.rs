@@ -625,21 +625,32 @@ pub(crate) fn wg_waves(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, 
 /// 1000 x 2000 1.22x, 256 x 128 x 64 x 128 1.5x, 4096^3 1.21x).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> Option<WgPlan> {
-    wg_auto_tile(m, n, k, batch, elem, sms, ops).map(|p| with_shared_a(p, n, elem, ops))
+    wg_auto_tile(m, n, k, batch, elem, sms, ops).map(|p| with_shared_a(p, m, n, k, batch, elem, sms, ops))
 }
 
-/// Pairs side by side sharing A (`WgPlan::share_a`) on the unsplit 128 x 64
-/// tile, 16-bit types, where A's lines are off 128 bytes and there are two
-/// columns of tiles or more: such an A's TMA boxes read slowly (`wg_cost`),
-/// and a pair's blocks each read half of it for both. On the H200
+/// Pairs side by side sharing A (`WgPlan::share_a`) on 128 x 64 tiles,
+/// 16-bit types, where A's lines are off 128 bytes: such an A's TMA boxes
+/// read slowly (`wg_cost`), and a pair's blocks each read half of it for
+/// both. Where the plan is those tiles unsplit (two columns of them or
+/// more), and where it is 128 x 128 tiles in two K ranges of a cluster, K
+/// up to 4096, and 128 x 64 tiles make 3/4 of a wave to one. On the H200
 /// (bench/explore/pair-n/, kernel times) 1000^3 ran in 8.9 us against
 /// 10.2-10.7 unpaired (bf16 and f16, a K- or M-major, b either way;
-/// cuBLAS 7.8-7.9) and 9.8-9.9 in pairs sharing B; on aligned rows pairs
-/// either way ran slower (1024^3: 7.0 unpaired, 7.8 sharing A).
-fn with_shared_a(p: WgPlan, n: i64, elem: i64, ops: Operands) -> WgPlan {
-    let pairs = elem == 2 && ops.a_off && p.tile == WG[3] && p.splits == 1 && p.cluster == 1 && !p.k_cluster && !p.a_reg && cdiv(n, p.tile.bn) >= 2;
-    if pairs {
-        WgPlan { cluster: 2, share_a: true, ..p }
+/// cuBLAS 7.8-7.9) and 9.8-9.9 in pairs sharing B; 1000 x 3000 x 1000 (M x
+/// K x N) in 18.1 against 20.6-20.7 in K ranges, 1000 x 3000 x 800 16.3
+/// against 19.0, level at K = 4000, slower at K = 6000 (29.1 against
+/// 27.1); on aligned rows pairs either way ran slower (1024^3: 7.0
+/// unpaired, 7.8 sharing A).
+#[allow(clippy::too_many_arguments)]
+fn with_shared_a(p: WgPlan, m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> WgPlan {
+    if elem != 2 || !ops.a_off || p.a_reg || p.cluster != 1 {
+        return p;
+    }
+    let unsplit = p.tile == WG[3] && p.splits == 1 && !p.k_cluster && cdiv(n, p.tile.bn) >= 2;
+    let tiles = wg_tiles(m, n, batch, &WG[3]);
+    let k_ranges = p.tile == WG[2] && p.k_cluster && p.splits == 2 && k <= 4096 && 4 * tiles >= 3 * sms && tiles <= sms;
+    if unsplit || k_ranges {
+        WgPlan { tile: WG[3], splits: 1, k_cluster: false, cluster: 2, share_a: true, ..p }
     } else {
         p
     }
@@ -1469,6 +1480,12 @@ mod tests {
         assert_eq!(wg_auto(1000, 1000, 1000, 1, 2, SMS, KN_OFF).map(pair), Some((64, 1, 1, false)));
         assert_eq!(wg_auto(1000, 1000, 1000, 1, 4, SMS, a_off(NK)).map(|p| p.share_a), Some(false));
         assert_eq!(wg_auto(4096, 4096, 4096, 1, 2, SMS, a_off(KN)).map(|p| p.share_a), Some(false));
+        // ... instead of 128 x 128 tiles in K ranges of a cluster, K up to 4096.
+        assert_eq!(wg_auto(1000, 1000, 3000, 1, 2, SMS, NK).map(|p| (p.tile.bn, p.splits, p.k_cluster)), Some((128, 2, true)));
+        assert_eq!(wg_auto(1000, 1000, 3000, 1, 2, SMS, a_off(NK)).map(pair), Some((64, 1, 2, true)));
+        assert_eq!(wg_auto(1000, 800, 3000, 1, 2, SMS, a_off(KN)).map(pair), Some((64, 1, 2, true)));
+        assert_eq!(wg_auto(1000, 1000, 6000, 1, 2, SMS, a_off(NK)).map(|p| (p.tile.bn, p.share_a)), Some((128, false)));
+        assert_eq!(wg_auto(900, 1100, 3000, 1, 2, SMS, a_off(NK)).map(|p| p.share_a), Some(false));
         assert_eq!(wg_forced("wg64n2", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(pair), Some((64, 1, 2, true)));
         assert_eq!(wg_forced("wg128n2", Some(3), 4096, 4096, 4096, 1, 2, SMS, KN).map(pair), Some((128, 3, 2, true)));
         assert_eq!(wg_forced("wg64n2", None, 4096, 64, 4096, 1, 2, SMS, KN).map(pair), Some((64, 1, 1, false)));
