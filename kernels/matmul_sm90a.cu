@@ -471,7 +471,8 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   const int tid = threadIdx.x, wg = __shfl_sync(0xffffffffu, tid / 128, 0);
   const int64_t M = p.M, N = p.N, K = p.K;
   // Clusters of `cl` blocks: pairs along M (`mcl` 2: a work item is a
-  // column of two tiles, rank r computing the r-th), or (`p.kcl` > 1,
+  // column of two tiles, rank r computing the r-th; with `share_a`, a row
+  // of two), or (`p.kcl` > 1,
   // cooperative tiles up to 192 wide: the 256-wide one has no registers to
   // spare for the sum; 64-row ping-pong tiles) 2 or 4 blocks computing one
   // tile, rank r over the r-th of its K ranges, summed through distributed

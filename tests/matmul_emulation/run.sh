@@ -11,14 +11,15 @@
 # memory through matrix descriptors (K- and MN-major) follow the ISA's
 # canonical layouts; the blocks of a thread-block cluster run together,
 # each with its own shared memory, reading each other's through
-# distributed shared memory; a barrier
+# distributed shared memory, multicast loads landing in each and arrives
+# reaching a peer's barriers; a barrier
 # protocol that stops making progress is reported as a deadlock. Each case is
 # checked against a double-precision reference with an elementwise bound.
 # The kernels' tile header comes from src/gemm/tiles.rs (gen_tiles.rs), as
 # build.rs makes it.
 #
-# It checks indexing, edge handling, layouts, split-K, cluster reductions
-# and the barrier protocols; it cannot check timing-dependent behaviour on
+# It checks indexing, edge handling, layouts, split-K, cluster reductions,
+# pairs of blocks sharing a tile and the barrier protocols; it cannot check timing-dependent behaviour on
 # real hardware or performance.
 # Usage: bash tests/matmul_emulation/run.sh [small|big]  (small: about 2
 # minutes on 2 cores; the two-core machine runs the binaries in parallel)
