@@ -239,6 +239,16 @@ pub(crate) fn wg_cluster(t: &WgTile, m: i64) -> i64 {
     }
 }
 
+/// Likewise for pairs side by side sharing A (`WgPlan::share_a`): pairs
+/// wherever there are two columns of tiles.
+fn wg_cluster_cols(t: &WgTile, n: i64) -> i64 {
+    if cdiv(n, t.bn) >= 2 {
+        2
+    } else {
+        1
+    }
+}
+
 /// The automatic blocks per cluster: pairs on the 256-wide tile when the
 /// tiles fill the SMs (half of them, for a K-major B) and K is longer than
 /// 512. On the H100 (bench/explore/matmul_variants.py --only cluster,
@@ -617,7 +627,8 @@ pub(crate) fn wg_waves(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, 
 /// one wave of 128 x 320 ones where
 /// `wg320_wave` does (the model takes them too, one product, unsplit:
 /// `WGX_EFF`), and
-/// 64-row tiles' K ranges in a cluster where `wgh_k_cluster` does.
+/// 64-row tiles' K ranges in a cluster where `wgh_k_cluster` does; then
+/// 128 x 64 tiles in pairs sharing A where `with_shared_a` says so.
 /// Ping-pong tiles of 128 rows only when forced: since the cooperative
 /// kernels store their output with TMA, overlapped with the next tile, they
 /// ran faster than ping-pong ones of the same width on every shape measured
@@ -647,7 +658,7 @@ fn with_shared_a(p: WgPlan, m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: 
     if elem != 2 || !ops.a_off || p.a_reg || p.cluster != 1 {
         return p;
     }
-    let unsplit = p.tile == WG[3] && p.splits == 1 && !p.k_cluster && cdiv(n, p.tile.bn) >= 2;
+    let unsplit = p.tile == WG[3] && p.splits == 1 && !p.k_cluster && wg_cluster_cols(&WG[3], n) == 2;
     let tiles = wg_tiles(m, n, batch, &WG[3]);
     let k_ranges = p.tile == WG[2] && p.k_cluster && p.splits == 2 && k <= 4096 && 4 * tiles >= 3 * sms && tiles <= sms;
     if unsplit || k_ranges {
@@ -821,8 +832,7 @@ pub(crate) fn wg_forced(name: &str, splits: Option<i64>, m: i64, n: i64, k: i64,
         return None; // `wgh144`, `wg96` to `wg176`: B K-major only
     }
     let cluster = match share_a {
-        true if cdiv(n, tile.bn) >= 2 => 2,
-        true => 1,
+        true => wg_cluster_cols(&tile, n),
         false => cluster.unwrap_or_else(|| wg_cluster_auto(&tile, m, n, k, batch, sms, ops)).min(wg_cluster(&tile, m)),
     };
     let share_a = share_a && cluster == 2;
