@@ -604,7 +604,10 @@ fn wave_eff(bn: i64) -> f64 {
 /// wider tiles in two ranges there, unmeasured.
 pub(crate) fn wg_waves(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> Option<(WgTile, i64)> {
     let rows = cdiv(m, WG_BM);
-    if elem != 2 || batch != 1 || k < 2048 || !ops.b_k || ops.misaligned || !(2..=4).contains(&rows) || 4 * rows * WG_BM > 5 * m {
+    // (Five to sixteen rows: one wave, K under 8192, A's rows 128-byte
+    // aligned, more than a wave of 128 x 64 tiles; see below.)
+    let more_rows = (5..=16).contains(&rows) && k < 8192 && !ops.a_off && wg_tiles(m, n, batch, &WG[3]) > sms;
+    if elem != 2 || batch != 1 || k < 2048 || !ops.b_k || ops.misaligned || !((2..=4).contains(&rows) || more_rows) || 4 * rows * WG_BM > 5 * m {
         return None;
     }
     // Blocks of `t` over `splits` K ranges, their waves, and their modelled time.
@@ -616,6 +619,9 @@ pub(crate) fn wg_waves(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, 
         let best = widths.filter(|t| waves(t, splits) <= max_waves).min_by(|a, b| cost(a, splits).total_cmp(&cost(b, splits)).then(b.bn.cmp(&a.bn)))?;
         (10 * blocks(best, splits) >= 7 * waves(best, splits) * sms).then_some((*best, splits))
     };
+    if rows > 4 {
+        return pick(1, 1).filter(|(t, _)| t.bn < 192);
+    }
     pick(1, 2).or_else(|| if k >= 8192 { pick(2, 1) } else { None })
 }
 
@@ -636,7 +642,30 @@ pub(crate) fn wg_waves(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, 
 /// 1000 x 2000 1.22x, 256 x 128 x 64 x 128 1.5x, 4096^3 1.21x).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> Option<WgPlan> {
-    wg_auto_tile(m, n, k, batch, elem, sms, ops).map(|p| with_shared_a(p, m, n, k, batch, elem, sms, ops))
+    wg_auto_tile(m, n, k, batch, elem, sms, ops).map(|p| with_shared_b(with_shared_a(p, m, n, k, batch, elem, sms, ops), m, n, batch, elem, sms, ops))
+}
+
+/// Pairs one above the other sharing B (`WgPlan::cluster` 2) on one wave
+/// of 128 x 128 tiles, 16-bit types, where an operand's lines are off 128
+/// bytes (A's rows, or an N-major B's k-lines), with sixteen rows of tiles
+/// or more (an even count) and eight columns or more, filling 90% of the
+/// SMs or more. On the H200 (bench/explore/ragged/, do_bench ratios to
+/// cuBLAS, b row-major / nn.Linear's weight) 2000 x 1000 x 1000 (M x K x
+/// N) ran at 0.96 / 0.93 against 0.85 / 0.81 unpaired, 2000 x 3000 x 1000
+/// 0.94 / 0.97 against 0.75 / 0.78, 2000 x 2000 x 1000 0.86 against 0.79,
+/// 2048 x 4096 x 1000 0.85 against 0.72 (b's k-lines off); not so with
+/// fewer rows or columns (1000 x 1000 x 2000: 0.93 against 0.96; 2000 x
+/// 1000 x 600, 80 tiles: 0.81 against 0.87; 3000 x 2000 x 600 with
+/// nn.Linear's weight: 0.83 against 0.89), nor on aligned lines (2048 x
+/// 2048 x 1024: 0.88 against 0.91).
+fn with_shared_b(p: WgPlan, m: i64, n: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> WgPlan {
+    let (rows, cols, tiles) = (cdiv(m, WG_BM), cdiv(n, WG[2].bn), wg_tiles(m, n, batch, &WG[2]));
+    let fits = p.tile == WG[2] && p.splits == 1 && !p.k_cluster && !p.a_reg && p.cluster == 1;
+    if elem == 2 && batch == 1 && fits && (ops.a_off || ops.misaligned) && rows >= 16 && rows % 2 == 0 && cols >= 8 && 10 * tiles >= 9 * sms && tiles <= sms {
+        WgPlan { cluster: 2, ..p }
+    } else {
+        p
+    }
 }
 
 /// Pairs side by side sharing A (`WgPlan::share_a`) on 128 x 64 tiles,
@@ -734,9 +763,21 @@ fn wg_auto_tile(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Op
         // Or two K ranges as a cluster's blocks, where the tiles fill at
         // most half the SMs and M fills their rows (H200, bench/explore/
         // k-cluster/: M = 64 on 128 x 64 tiles in two ranges ran at 0.69 of
-        // cuBLAS, 0.80 on the 64-row tiles).
+        // cuBLAS, 0.80 on the 64-row tiles); and where even 128 x 64 tiles
+        // would leave half the SMs idle, or K is 4096 or more: with K
+        // under 4096 and 128 x 64 tiles to fill more than half the SMs,
+        // unsplit tiles ran faster (H200, bench/explore/ragged/, do_bench
+        // ratios to cuBLAS: 768 x 2048 x 2048 (M x K x N) on 128 x 128
+        // tiles 0.83 / 0.79 against 0.75 / 0.74 on 128 x 192 in two ranges,
+        // b row-major / nn.Linear's weight; 2000 x 2000 x 600 0.86 against
+        // 0.75; 1280 x 2048 x 1024 0.75 / 0.76 against 0.72 / 0.70; 640 x
+        // 3000 x 2000 0.90 / 0.86 against 0.85 / 0.81; 1024 x 3072 x 1024 on
+        // 128 x 64 0.87 / 0.87 against 0.82 / 0.85 on 128 x 128 in two
+        // ranges), while at K = 4096 the ranges won (1024 x 4096 x 1536
+        // 0.89 against 0.80 unsplit, b row-major) and with fewer tiles
+        // (1024 x 2000 x 512: 0.81 / 0.84 against 0.73 / 0.80).
         // (The 64-row tiles' K clusters: `wgh_k_cluster` below.)
-        if k_cluster_able(t) && !t.pingpong && 2 * count <= sms && fills(t.bm) {
+        if k_cluster_able(t) && !t.pingpong && 2 * count <= sms && fills(t.bm) && (few || k >= 4096) {
             let c = wg_cost(t, m, n, k, batch, 2, sms, elem, ops, true);
             if best.as_ref().is_none_or(|(b, _)| c < *b * 0.999) {
                 best = Some((c, WgPlan { tile: *t, splits: 2, a_reg: false, cluster: 1, share_a: false, k_cluster: true }));
@@ -1492,7 +1533,8 @@ mod tests {
         assert_eq!(wg_auto(1000, 1000, 1000, 1, 4, SMS, a_off(NK)).map(|p| p.share_a), Some(false));
         assert_eq!(wg_auto(4096, 4096, 4096, 1, 2, SMS, a_off(KN)).map(|p| p.share_a), Some(false));
         // ... instead of 128 x 128 tiles in K ranges of a cluster, K up to 4096.
-        assert_eq!(wg_auto(1000, 1000, 3000, 1, 2, SMS, NK).map(|p| (p.tile.bn, p.splits, p.k_cluster)), Some((128, 2, true)));
+        assert_eq!(wg_auto(1000, 1000, 4096, 1, 2, SMS, NK).map(|p| (p.tile.bn, p.splits, p.k_cluster)), Some((128, 2, true)));
+        assert_eq!(wg_auto(1000, 1000, 4096, 1, 2, SMS, a_off(NK)).map(pair), Some((64, 1, 2, true)));
         assert_eq!(wg_auto(1000, 1000, 3000, 1, 2, SMS, a_off(NK)).map(pair), Some((64, 1, 2, true)));
         assert_eq!(wg_auto(1000, 800, 3000, 1, 2, SMS, a_off(KN)).map(pair), Some((64, 1, 2, true)));
         assert_eq!(wg_auto(1000, 1000, 6000, 1, 2, SMS, a_off(NK)).map(|p| (p.tile.bn, p.share_a)), Some((128, false)));
