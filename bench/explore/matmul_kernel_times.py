@@ -204,6 +204,9 @@ SETS = {  # --set: [(kind, M, K, N, b layout)]
     "tf32pairs": [(kind, m, k, n, "nk") for kind in ("tf32", "bf16") for (m, k, n) in ((4096, 4096, 4096), (4096, 4096, 14336), (4096, 14336, 4096), (8192, 4096, 14336), (8192, 14336, 4096), (4096, 4096, 1024), (8192, 8192, 8192), (2048, 4096, 32000))],
     # The pipeline probes (bench/explore/hopper-pipeline/probe.sh): one shape per
     # cooperative tile width, long K.
+    # Pairs sharing B on one wave of 128 x 128 tiles over 16 rows
+    # (2026-12-01, bench/explore/ragged/): N of 1000 and 1024, K aligned or not.
+    "sharedb": [("bf16", m, k, n, lay) for lay in ("kn", "nk") for m in (2000, 2048) for k in (1000, 1024, 4000, 4096) for n in (1000, 1024)],
     "pipe": [
         ("bf16", 1024, 4096, 1024, "kn"),
         ("bf16", 2048, 4096, 1024, "kn"),

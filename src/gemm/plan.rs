@@ -295,6 +295,11 @@ pub(crate) struct Operands {
     /// A's lines (rows K-major, k-lines M-major) are not 128-byte aligned
     /// (see `with_shared_a`).
     pub a_off: bool,
+    /// A's, B's lines (rows K-major, k-lines MN-major) are not 32-byte
+    /// aligned: every other line of a TMA box then starts mid-sector (see
+    /// `with_shared_b`).
+    pub a_off32: bool,
+    pub b_off32: bool,
 }
 
 /// Elements of K per Hopper k-tile.
@@ -642,26 +647,30 @@ pub(crate) fn wg_waves(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, 
 /// 1000 x 2000 1.22x, 256 x 128 x 64 x 128 1.5x, 4096^3 1.21x).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> Option<WgPlan> {
-    wg_auto_tile(m, n, k, batch, elem, sms, ops).map(|p| with_shared_b(with_shared_a(p, m, n, k, batch, elem, sms, ops), m, n, batch, elem, sms, ops))
+    wg_auto_tile(m, n, k, batch, elem, sms, ops).map(|p| with_shared_b(with_shared_a(p, m, n, k, batch, elem, sms, ops), m, n, k, batch, elem, sms, ops))
 }
 
 /// Pairs one above the other sharing B (`WgPlan::cluster` 2) on one wave
-/// of 128 x 128 tiles, 16-bit types, where an operand's lines are off 128
-/// bytes (A's rows, or an N-major B's k-lines), with sixteen rows of tiles
-/// or more (an even count) and eight columns or more, filling 90% of the
-/// SMs or more. On the H200 (bench/explore/ragged/, do_bench ratios to
-/// cuBLAS, b row-major / nn.Linear's weight) 2000 x 1000 x 1000 (M x K x
-/// N) ran at 0.96 / 0.93 against 0.85 / 0.81 unpaired, 2000 x 3000 x 1000
-/// 0.94 / 0.97 against 0.75 / 0.78, 2000 x 2000 x 1000 0.86 against 0.79,
-/// 2048 x 4096 x 1000 0.85 against 0.72 (b's k-lines off); not so with
-/// fewer rows or columns (1000 x 1000 x 2000: 0.93 against 0.96; 2000 x
-/// 1000 x 600, 80 tiles: 0.81 against 0.87; 3000 x 2000 x 600 with
-/// nn.Linear's weight: 0.83 against 0.89), nor on aligned lines (2048 x
-/// 2048 x 1024: 0.88 against 0.91).
-fn with_shared_b(p: WgPlan, m: i64, n: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> WgPlan {
-    let (rows, cols, tiles) = (cdiv(m, WG_BM), cdiv(n, WG[2].bn), wg_tiles(m, n, batch, &WG[2]));
+/// of 128 x 128 tiles, 16-bit types, where B's lines are off 32 bytes (its
+/// boxes' every other line starting mid-sector), K is 2000 or more or A's
+/// lines are off 32 bytes too, over sixteen rows of tiles or more (an even
+/// count) filling 90% of the SMs or more. H200 (bench/explore/ragged/),
+/// kernel times, us, unpaired -> pairs (cuBLAS), b row-major: 2000 x 1000
+/// x 1000 (M x K x N) 13.5 -> 11.9 (10.3), 2000 x 4096 x 1000 34.5 -> 29.6
+/// (24.5), 2000 x 4000 x 1000 33.6 -> 29.4 (24.2); nn.Linear's weight,
+/// K = 1000: 2000 x 1000 x 1000 13.5 -> 11.8 (10.5), 2000 x 1000 x 1024
+/// 13.4 -> 11.5 (10.3); do_bench ratios to cuBLAS, 2000 x 3000 x 1000 0.75
+/// -> 0.95, 3000 x 2000 x 600 0.83 -> 0.92. Slower on lines off 64 or 128
+/// bytes but 32-byte aligned (K = 4000 with nn.Linear's weight: 27.3 ->
+/// 28.9), where only A's lines are off (2000 x 1000 x 1024, b row-major:
+/// 10.0 -> 11.2), at K = 1024 with A aligned (2048 x 1024 x 1000: 11.2 ->
+/// 11.6), on 80 tiles (2000 x 1000 x 600: 0.87 -> 0.81) and on aligned
+/// lines (2048 x 1024 x 1024: 9.7 -> 10.9).
+fn with_shared_b(p: WgPlan, m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> WgPlan {
+    let (rows, tiles) = (cdiv(m, WG_BM), wg_tiles(m, n, batch, &WG[2]));
     let fits = p.tile == WG[2] && p.splits == 1 && !p.k_cluster && !p.a_reg && p.cluster == 1;
-    if elem == 2 && batch == 1 && fits && (ops.a_off || ops.misaligned) && rows >= 16 && rows % 2 == 0 && cols >= 8 && 10 * tiles >= 9 * sms && tiles <= sms {
+    let lines = ops.b_off32 && (k >= 2000 || ops.a_off32);
+    if elem == 2 && batch == 1 && fits && lines && rows >= 16 && rows % 2 == 0 && 10 * tiles >= 9 * sms && tiles <= sms {
         WgPlan { cluster: 2, ..p }
     } else {
         p
@@ -1087,7 +1096,7 @@ pub(crate) fn skinny_tma(m: i64, n: i64, k: i64, batch: i64, elem: i64, ffma: bo
     let strips = skinny_strips(n, batch);
     if m > SKINNY_MAX_M {
         // Past 16 rows: mma consumers only (FFMA would do m per weight).
-        let tiles = wgh_wave(m, n, k, batch, elem, sms, Operands { b_k, misaligned: false, a_off: false }).is_some();
+        let tiles = wgh_wave(m, n, k, batch, elem, sms, Operands { b_k, ..Operands::default() }).is_some();
         let streams = !tiles && (m <= 32 || elem == 4 || strips > sms);
         (!ffma && m <= SKINNY_TMA_MAX_M && strips >= 16 && streams) || few_strips_long_k(m, strips, k, ffma)
     } else if ffma {
@@ -1284,9 +1293,9 @@ mod tests {
 
     const SMS: i64 = 132;
     /// B N-major with 128-byte aligned rows, or not; B K-major.
-    const KN: Operands = Operands { b_k: false, misaligned: false, a_off: false };
-    const KN_OFF: Operands = Operands { b_k: false, misaligned: true, a_off: false };
-    const NK: Operands = Operands { b_k: true, misaligned: false, a_off: false };
+    const KN: Operands = Operands { b_k: false, misaligned: false, a_off: false, a_off32: false, b_off32: false };
+    const KN_OFF: Operands = Operands { misaligned: true, ..KN };
+    const NK: Operands = Operands { b_k: true, ..KN };
 
     #[test]
     fn force_parsing() {
@@ -1454,7 +1463,7 @@ mod tests {
         // (`wg_waves` takes the same tiles where it takes the product, on
         // aligned rows: 512 x 9216 x 3072 with B K-major it takes 144-wide ones.)
         for (m, n, k) in [(512, 9216, 3072), (512, 10240, 8192), (384, 12288, 4096), (448, 9000, 3584), (256, 20480, 4096), (512, 10240, 2048)] {
-            for ops in [KN, KN_OFF, Operands { b_k: true, misaligned: true, a_off: false }] {
+            for ops in [KN, KN_OFF, Operands { b_k: true, ..KN_OFF }] {
                 assert_eq!(wg_auto(m, n, k, 1, 2, SMS, ops).map(kc), Some((WGX[0], 1, false, 1)), "{m} x {n} x {k}");
             }
         }
@@ -1540,6 +1549,31 @@ mod tests {
         assert_eq!(wg_auto(1000, 1000, 6000, 1, 2, SMS, a_off(NK)).map(|p| (p.tile.bn, p.share_a)), Some((128, false)));
         assert_eq!(wg_auto(900, 1100, 3000, 1, 2, SMS, a_off(NK)).map(|p| p.share_a), Some(false));
         assert_eq!(wg_forced("wg64n2", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(pair), Some((64, 1, 2, true)));
+        // One wave of 128 x 128 tiles over 16 rows or more (even), B's
+        // lines off 32 bytes, K of 2000 or more or A's lines off too: pairs
+        // sharing B.
+        let b32 = |ops: Operands| Operands { b_off32: true, ..ops };
+        let both32 = |ops: Operands| Operands { a_off: true, a_off32: true, b_off32: true, ..ops };
+        let a32 = |ops: Operands| Operands { a_off: true, a_off32: true, ..ops };
+        for ops in [both32(KN_OFF), both32(NK)] {
+            assert_eq!(wg_auto(2000, 1000, 1000, 1, 2, SMS, ops).map(pair), Some((128, 1, 2, false)), "{ops:?}");
+        }
+        assert_eq!(wg_auto(2048, 1000, 4096, 1, 2, SMS, b32(KN_OFF)).map(pair), Some((128, 1, 2, false)));
+        assert_eq!(wg_auto(2048, 1000, 1024, 1, 2, SMS, b32(KN_OFF)).map(pair), Some((128, 1, 1, false)), "K = 1024, A aligned");
+        assert_eq!(wg_auto(2000, 1024, 1000, 1, 2, SMS, a32(KN)).map(pair), Some((128, 1, 1, false)), "only A's lines off");
+        assert_eq!(wg_auto(2000, 1000, 4000, 1, 2, SMS, a_off(NK)).map(pair), Some((128, 1, 1, false)), "lines off 128 bytes, not 32");
+        assert_eq!(wg_auto(2048, 1024, 1024, 1, 2, SMS, KN).map(pair), Some((128, 1, 1, false)), "aligned");
+        assert_eq!(wg_auto(1000, 2000, 1000, 1, 2, SMS, both32(KN_OFF)).map(pair), Some((128, 1, 1, false)), "8 rows");
+        assert_eq!(wg_auto(2000, 600, 1000, 1, 2, SMS, both32(KN_OFF)).map(pair), Some((128, 1, 1, false)), "80 tiles");
+        assert_eq!(wg_auto(2000, 1000, 1000, 1, 4, SMS, both32(KN_OFF)).map(|p| p.cluster), Some(1), "TF32");
+        // K ranges in a cluster where 128 x 64 tiles leave half the SMs
+        // idle, or K is 4096 or more; else unsplit tiles.
+        let ranges = |p: WgPlan| (p.tile.bn, p.splits, p.k_cluster);
+        assert_eq!(wg_auto(768, 2048, 2048, 1, 2, SMS, KN).map(ranges), Some((128, 1, false)));
+        assert_eq!(wg_auto(2000, 600, 2000, 1, 2, SMS, KN_OFF).map(ranges), Some((128, 1, false)));
+        assert_eq!(wg_auto(1024, 1024, 3072, 1, 2, SMS, KN).map(ranges), Some((64, 1, false)));
+        assert_eq!(wg_auto(1024, 512, 2000, 1, 2, SMS, KN_OFF).map(ranges), Some((64, 2, true)));
+        assert_eq!(wg_auto(1024, 1536, 4096, 1, 2, SMS, KN).map(ranges), Some((192, 2, true)));
         assert_eq!(wg_forced("wg128n2", Some(3), 4096, 4096, 4096, 1, 2, SMS, KN).map(pair), Some((128, 3, 2, true)));
         assert_eq!(wg_forced("wg64n2", None, 4096, 64, 4096, 1, 2, SMS, KN).map(pair), Some((64, 1, 1, false)));
         assert_eq!(wg_forced("wg64n2k2", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(|p| (p.cluster, p.share_a, p.k_cluster)), Some((1, false, true)));
@@ -1582,12 +1616,21 @@ mod tests {
         }
         assert_eq!(wg_waves(256, 3072, 4096, 1, 2, SMS, NK), None, "short K: not split");
         assert_eq!(wg_waves(512, 4096, 11008, 1, 2, SMS, KN), None, "B N-major");
-        assert_eq!(wg_waves(256, 9216, 3072, 1, 2, SMS, Operands { b_k: true, misaligned: true, a_off: false }), None);
+        assert_eq!(wg_waves(256, 9216, 3072, 1, 2, SMS, Operands { b_k: true, ..KN_OFF }), None);
         // Not on one row of tiles nor over four, rows under 80% full, short
         // K, batches, TF32, over two waves of every width (512 x 28672), nor
         // on fewer tiles (256 x 1024: 22 of 96).
         for (m, n, k, batch, elem) in [(256, 1024, 4096, 1, 2), (128, 18944, 4096, 1, 2), (1024, 2048, 32000, 1, 2), (200, 9216, 3072, 1, 2), (256, 9216, 1024, 1, 2), (256, 9216, 3072, 2, 2), (256, 9216, 3072, 1, 4), (512, 28672, 4096, 1, 2)] {
             assert_eq!(wg_waves(m, n, k, batch, elem, SMS, NK), None, "{m} x {n} x {k} x {batch} x {elem}");
+        }
+        // Five to sixteen rows: one wave of a width under 192, K from 2048
+        // to 8191, A's rows 128-byte aligned, where 128 x 64 tiles make more
+        // than a wave.
+        for (m, n, k, bn) in [(768, 2048, 2048, 96), (1024, 1536, 4096, 96), (1280, 1024, 2048, 96), (2048, 768, 4096, 96), (1280, 1280, 2048, 112), (2048, 1024, 2048, 128)] {
+            assert_eq!(wg_auto(m, n, k, 1, 2, SMS, NK).map(kc), Some((width(bn), 1, false, 1)), "{m} x {n} x {k}");
+        }
+        for (m, n, k, ops) in [(768, 2048, 8192, NK), (768, 2048, 2048, KN), (768, 2048, 3000, Operands { a_off: true, ..NK }), (2048, 512, 2048, NK), (2048, 2048, 2048, NK), (1024, 3000, 2048, NK)] {
+            assert_eq!(wg_waves(m, n, k, 1, 2, SMS, ops), None, "{m} x {n} x {k}, {ops:?}");
         }
         // The `WGQ` widths: 16-bit, B K-major only; pairs and split K too.
         assert_eq!(wg_forced("wg144c2", Some(3), 512, 4608, 3584, 1, 2, SMS, NK).map(|p| (p.tile, p.cluster, p.splits)), Some((width(144), 2, 3)));

@@ -73,11 +73,14 @@ pub(super) fn plan(q: &GemmParams, dtype: DType, a_k: bool, b_k: bool, force: &F
         return None;
     }
     let (sms, elem) = (info.sms as i64, dtype.size() as i64);
-    let off_128 = |pitch: i64| q.k > 1 && (pitch * elem) % 128 != 0;
+    let off = |pitch: i64, bytes: i64| q.k > 1 && (pitch * elem) % bytes != 0;
+    let (a_line, b_line) = (if a_k { q.sam } else { q.sak }, if b_k { q.sbn } else { q.sbk });
     let ops = plan::Operands {
         b_k,
-        misaligned: (!a_k && off_128(q.sak)) || (!b_k && off_128(q.sbk)),
-        a_off: off_128(if a_k { q.sam } else { q.sak }),
+        misaligned: (!a_k && off(q.sak, 128)) || (!b_k && off(q.sbk, 128)),
+        a_off: off(a_line, 128),
+        a_off32: off(a_line, 32),
+        b_off32: off(b_line, 32),
     };
     match force {
         Force::Tile(name, splits) => plan::wg_forced(name, *splits, q.m, q.n, q.k, q.batch, elem, sms, ops),
