@@ -666,6 +666,7 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
 /// 10.0 -> 11.2), at K = 1024 with A aligned (2048 x 1024 x 1000: 11.2 ->
 /// 11.6), on 80 tiles (2000 x 1000 x 600: 0.87 -> 0.81) and on aligned
 /// lines (2048 x 1024 x 1024: 9.7 -> 10.9).
+#[allow(clippy::too_many_arguments)]
 fn with_shared_b(p: WgPlan, m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> WgPlan {
     let (rows, tiles) = (cdiv(m, WG_BM), wg_tiles(m, n, batch, &WG[2]));
     let fits = p.tile == WG[2] && p.splits == 1 && !p.k_cluster && !p.a_reg && p.cluster == 1;
