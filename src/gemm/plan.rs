@@ -785,7 +785,9 @@ fn wg_auto_tile(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Op
         // 128 x 64 0.87 / 0.87 against 0.82 / 0.85 on 128 x 128 in two
         // ranges), while at K = 4096 the ranges won (1024 x 4096 x 1536
         // 0.89 against 0.80 unsplit, b row-major) and with fewer tiles
-        // (1024 x 2000 x 512: 0.81 / 0.84 against 0.73 / 0.80).
+        // (1024 x 2000 x 512: 0.81 / 0.84 against 0.73 / 0.80). From K =
+        // 3000 to 4095 the two come out about level (unsplit 0.93 to 1.06
+        // of the ranges' speed; 896 x 3000 x 1280 the lowest).
         // (The 64-row tiles' K clusters: `wgh_k_cluster` below.)
         if k_cluster_able(t) && !t.pingpong && 2 * count <= sms && fills(t.bm) && (few || k >= 4096) {
             let c = wg_cost(t, m, n, k, batch, 2, sms, elem, ops, true);
