@@ -607,10 +607,20 @@ fn wave_eff(bn: i64) -> f64 {
 /// 192-wide in two ranges 0.91), 256 x 28672 x 8192 on 128-wide ones
 /// (0.97; 192-wide in three ranges 1.01): the model above would take
 /// wider tiles in two ranges there, unmeasured.
+///
+/// Five to sixteen rows (K of 2048 to 8191, A's rows 128-byte aligned,
+/// more than a wave of 128 x 64 tiles): the same choice over one wave, of
+/// the widths under 192 only. There the model's 128 x 192 tiles in K
+/// ranges of a cluster, or 128 x 128 or 128 x 192 tiles in part of a wave,
+/// ran slower: H200 (bench/explore/ragged/, do_bench ratios to cuBLAS,
+/// nn.Linear's weight, plan before -> after) 768 x 2048 x 2048 0.72 -> 0.88
+/// (96 wide), 1280 x 2048 x 1024 0.71 -> 0.86 (96), 1024 x 4096 x 1536
+/// 0.83 -> 0.89 (96), 1280 x 2048 x 1280 0.93 -> 0.94 (112), 768 x 2048 x
+/// 3000 0.77 -> 0.90 (144), 1536 x 3072 x 1536 0.80 -> 0.98 (144), 1280 x
+/// 4096 x 2048 0.84 -> 0.96 (160), 896 x 2048 x 3000 0.89 -> 0.90 (176).
 pub(crate) fn wg_waves(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> Option<(WgTile, i64)> {
     let rows = cdiv(m, WG_BM);
-    // (Five to sixteen rows: one wave, K under 8192, A's rows 128-byte
-    // aligned, more than a wave of 128 x 64 tiles; see below.)
+    // (Five to sixteen rows: see above.)
     let more_rows = (5..=16).contains(&rows) && k < 8192 && !ops.a_off && wg_tiles(m, n, batch, &WG[3]) > sms;
     if elem != 2 || batch != 1 || k < 2048 || !ops.b_k || ops.misaligned || !((2..=4).contains(&rows) || more_rows) || 4 * rows * WG_BM > 5 * m {
         return None;
@@ -639,7 +649,8 @@ pub(crate) fn wg_waves(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, 
 /// `wg320_wave` does (the model takes them too, one product, unsplit:
 /// `WGX_EFF`), and
 /// 64-row tiles' K ranges in a cluster where `wgh_k_cluster` does; then
-/// 128 x 64 tiles in pairs sharing A where `with_shared_a` says so.
+/// 128 x 64 tiles in pairs sharing A where `with_shared_a` says so, and 128
+/// x 128 tiles in pairs sharing B where `with_shared_b` does.
 /// Ping-pong tiles of 128 rows only when forced: since the cooperative
 /// kernels store their output with TMA, overlapped with the next tile, they
 /// ran faster than ping-pong ones of the same width on every shape measured
@@ -684,7 +695,9 @@ fn with_shared_b(p: WgPlan, m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: 
 /// 1024^3), and a pair's blocks each load half of it for both (23% fewer
 /// requests). Where the plan is those tiles unsplit (two columns of them or
 /// more), and where it is 128 x 128 tiles in two K ranges of a cluster, K
-/// up to 4096, and 128 x 64 tiles make 3/4 of a wave to one. On the H200
+/// up to 4096, and 128 x 64 tiles make 3/4 of a wave to one (since the
+/// model takes K ranges there only from K = 4096, that is K = 4096: below
+/// it such products are planned on 128 x 64 tiles unsplit). On the H200
 /// (bench/explore/pair-n/, kernel times) 1000^3 ran in 8.9 us against
 /// 10.2-10.7 unpaired (bf16 and f16, a K- or M-major, b either way;
 /// cuBLAS 7.8-7.9) and 9.8-9.9 in pairs sharing B; 1000 x 3000 x 1000 (M x
