@@ -15,17 +15,10 @@ import sys
 
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(HERE, "..", ".."), os.path.join(HERE, "..", "cliff-hunt")]
 import bench_matmul as bm  # noqa: E402
-import myns  # noqa: E402
-
-
-def forced(v, a, b):
-    myns.set_override("MYNS_MATMUL_KERNEL", v)
-    try:
-        return torch.ops.myns.matmul(a, b)
-    finally:
-        myns.set_override("MYNS_MATMUL_KERNEL", None)
+from sweep import forced  # noqa: E402  (a forced plan's product)
 
 
 def main():
