@@ -665,7 +665,10 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
 /// of 128 x 128 tiles, 16-bit types, where B's lines are off 32 bytes (its
 /// boxes' every other line starting mid-sector), K is 2000 or more or A's
 /// lines are off 32 bytes too, over sixteen rows of tiles or more (an even
-/// count) filling 90% of the SMs or more. H200 (bench/explore/ragged/),
+/// count) filling 90% of the SMs or more. Such lines take 3.3 times the L2
+/// requests of aligned ones (ncu, 2000 x 4096 x 1000 against 2000 x 4096 x
+/// 1024, b row-major; lines off 128 bytes but 32-byte aligned cost no time),
+/// and the pairs cut them by 42%. H200 (bench/explore/ragged/),
 /// kernel times, us, unpaired -> pairs (cuBLAS), b row-major: 2000 x 1000
 /// x 1000 (M x K x N) 13.5 -> 11.9 (10.3), 2000 x 4096 x 1000 34.5 -> 29.6
 /// (24.5), 2000 x 4000 x 1000 33.6 -> 29.4 (24.2); nn.Linear's weight,
