@@ -4,11 +4,9 @@
 # then the matmul report (with its new ragged rows).
 #   bash bench/explore/ragged/run5.sh
 set -u
+bash bench/explore/ragged/verify.sh 2 5 120
 source bench/explore/tf32-llm/env.sh
 export MYNS_GIT_COMMIT=$(cat .gpu/COMMIT)
-timeout 120 python3 bench/explore/ragged/verify.py bench/explore/ragged/verify-2.txt --rounds 5 > $OUT/verify-2.md 2>&1
-echo "verify rc $?"
-cat $OUT/verify-2.md
 timeout 250 python3 bench/bench_matmul.py --rounds 5 --out $OUT/mm \
   --command "bash bench/explore/ragged/run5.sh (bench/bench_matmul.py --rounds 5)" > $OUT/report.log 2>&1
 echo "report rc $?"
