@@ -23,7 +23,8 @@ Classes (each row: MxKxN, or BxMxKxN for bmm):
   2048x32001x4096, 8192x50257x4096; TF32 and f16 too) beside their
   aligned neighbours;
 - ragged: 3000x1000x2000, 4096x4088x4096, 1000x1000x1000, 2000x3000x1000,
-  2000x2000x600, and 768x2048x2048, 1280x2048x1024 with nn.Linear's weight;
+  2000x2000x600, and 768x2048x2048, 1280x2048x1024, 1280x3000x1536 with
+  nn.Linear's weight;
 - bmm: 32x512^3, 8x2048^3, 256x128x64x128 (many small), bf16.
 
 Timing: triton.testing.do_bench median (L2 flushed before each call) of
@@ -126,7 +127,7 @@ def problems(quick: bool):
     for m, k, n in [(3000, 1000, 2000), (4096, 4096, 4088), (1000, 1000, 1000)][: 1 if quick else 3]:
         P.append(("ragged", "bf16", 1, m, k, n, "kn"))
     if not quick:
-        for m, k, n, lay in [(2000, 3000, 1000, "kn"), (2000, 2000, 600, "kn"), (768, 2048, 2048, "nk"), (1280, 2048, 1024, "nk")]:
+        for m, k, n, lay in [(2000, 3000, 1000, "kn"), (2000, 2000, 600, "kn"), (768, 2048, 2048, "nk"), (1280, 2048, 1024, "nk"), (1280, 3000, 1536, "nk")]:
             P.append(("ragged", "bf16", 1, m, k, n, lay))
     for b, s in [(32, 512), (8, 2048)][: 1 if quick else 2]:
         P.append(("bmm", "bf16", b, s, s, s, "kn"))

@@ -664,8 +664,9 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
 /// Pairs one above the other sharing B (`WgPlan::cluster` 2) on one wave
 /// of 128 x 128 tiles, 16-bit types, where B's lines are off 32 bytes (its
 /// boxes' every other line starting mid-sector), K is 2000 or more or A's
-/// lines are off 32 bytes too, over sixteen rows of tiles or more (an even
-/// count) filling 90% of the SMs or more. Such lines take 3.3 times the L2
+/// lines are off 32 bytes too, over six rows of tiles or more (an even
+/// count) filling 90% of the SMs or more, or 60% where K is 2000 or more
+/// and A's lines are off 32 bytes too. Such lines take 3.3 times the L2
 /// requests of aligned ones (ncu, 2000 x 4096 x 1000 against 2000 x 4096 x
 /// 1024, b row-major; lines off 128 bytes but 32-byte aligned cost no time),
 /// and the pairs cut them by 42%. H200 (bench/explore/ragged/),
@@ -680,12 +681,25 @@ pub(crate) fn wg_auto(m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, o
 /// 10.0 -> 11.2), at K = 1024 with A aligned (2048 x 1024 x 1000: 11.2 ->
 /// 11.6), on 80 tiles (2000 x 1000 x 600: 0.87 -> 0.81) and on aligned
 /// lines (2048 x 1024 x 1024: 9.7 -> 10.9).
+///
+/// Below sixteen rows (bench/explore/ragged/, runs 9 and 10, do_bench
+/// ratios to cuBLAS, unpaired -> pairs): nn.Linear's weight, both
+/// operands' lines off 16 bytes, 1280 x 3000 x 1536 0.67 -> 0.81 (120
+/// tiles), 1024 x 3000 x 2048 0.78 -> 0.92, 1024 x 1000 x 2048 0.85 ->
+/// 0.95 (8 rows); from 60% of a wave at K of 2000 or more: 768 x 3000 x
+/// 2048 0.84 -> 0.94 (96 tiles), 1280 x 3000 x 1024 0.76 -> 0.82 (80),
+/// 1280 x 2200 x 1280 0.65 -> 0.75 (100), 1536 x 5000 x 1280 0.59 -> 0.76;
+/// b row-major, 1280 x 3000 x 1000 0.72 -> 0.82 (80). Not under 90% with
+/// A's lines 32-byte aligned (b row-major, 1024 x 2000 x 1400: 0.82 ->
+/// 0.78, 88 tiles; 1536 x 4096 x 1000 level), nor at K = 1000 (1280 x
+/// 1000 x 1024, 80 tiles: 0.95 -> 0.91).
 #[allow(clippy::too_many_arguments)]
 fn with_shared_b(p: WgPlan, m: i64, n: i64, k: i64, batch: i64, elem: i64, sms: i64, ops: Operands) -> WgPlan {
     let (rows, tiles) = (cdiv(m, WG_BM), wg_tiles(m, n, batch, &WG[2]));
     let fits = p.tile == WG[2] && p.splits == 1 && !p.k_cluster && !p.a_reg && p.cluster == 1;
     let lines = ops.b_off32 && (k >= 2000 || ops.a_off32);
-    if elem == 2 && batch == 1 && fits && lines && rows >= 16 && rows % 2 == 0 && 10 * tiles >= 9 * sms && tiles <= sms {
+    let fill = 10 * tiles >= 9 * sms || (k >= 2000 && ops.a_off32 && 5 * tiles >= 3 * sms);
+    if elem == 2 && batch == 1 && fits && lines && rows >= 6 && rows % 2 == 0 && fill && tiles <= sms {
         WgPlan { cluster: 2, ..p }
     } else {
         p
@@ -1568,9 +1582,9 @@ mod tests {
         assert_eq!(wg_auto(1000, 1000, 6000, 1, 2, SMS, a_off(NK)).map(|p| (p.tile.bn, p.share_a)), Some((128, false)));
         assert_eq!(wg_auto(900, 1100, 3000, 1, 2, SMS, a_off(NK)).map(|p| p.share_a), Some(false));
         assert_eq!(wg_forced("wg64n2", None, 4096, 4096, 4096, 1, 2, SMS, KN).map(pair), Some((64, 1, 2, true)));
-        // One wave of 128 x 128 tiles over 16 rows or more (even), B's
-        // lines off 32 bytes, K of 2000 or more or A's lines off too: pairs
-        // sharing B.
+        // One wave of 128 x 128 tiles over 6 rows or more (even), 90% full
+        // (60% at K of 2000 or more), B's lines off 32 bytes, K of 2000 or
+        // more or A's lines off too: pairs sharing B.
         let b32 = |ops: Operands| Operands { b_off32: true, ..ops };
         let both32 = |ops: Operands| Operands { a_off: true, a_off32: true, b_off32: true, ..ops };
         let a32 = |ops: Operands| Operands { a_off: true, a_off32: true, ..ops };
@@ -1582,8 +1596,14 @@ mod tests {
         assert_eq!(wg_auto(2000, 1024, 1000, 1, 2, SMS, a32(KN)).map(pair), Some((128, 1, 1, false)), "only A's lines off");
         assert_eq!(wg_auto(2000, 1000, 4000, 1, 2, SMS, a_off(NK)).map(pair), Some((128, 1, 1, false)), "lines off 128 bytes, not 32");
         assert_eq!(wg_auto(2048, 1024, 1024, 1, 2, SMS, KN).map(pair), Some((128, 1, 1, false)), "aligned");
-        assert_eq!(wg_auto(1000, 2000, 1000, 1, 2, SMS, both32(KN_OFF)).map(pair), Some((128, 1, 1, false)), "8 rows");
-        assert_eq!(wg_auto(2000, 600, 1000, 1, 2, SMS, both32(KN_OFF)).map(pair), Some((128, 1, 1, false)), "80 tiles");
+        assert_eq!(wg_auto(1024, 2048, 1000, 1, 2, SMS, both32(NK)).map(pair), Some((128, 1, 2, false)), "8 rows");
+        assert_eq!(wg_auto(640, 2048, 3000, 1, 2, SMS, both32(NK)).map(pair), Some((128, 1, 1, false)), "5 rows");
+        assert_eq!(wg_auto(2000, 600, 1000, 1, 2, SMS, both32(KN_OFF)).map(pair), Some((128, 1, 1, false)), "80 tiles, K = 1000");
+        for ops in [both32(NK), both32(KN_OFF)] {
+            assert_eq!(wg_auto(1280, 1024, 3000, 1, 2, SMS, ops).map(pair), Some((128, 1, 2, false)), "80 tiles, K = 3000: {ops:?}");
+            assert_eq!(wg_auto(1024, 1024, 3000, 1, 2, SMS, ops).map(|p| p.cluster == 2 && !p.share_a), Some(false), "64 tiles: {ops:?}");
+        }
+        assert_eq!(wg_auto(1024, 1400, 2000, 1, 2, SMS, b32(KN_OFF)).map(pair), Some((128, 1, 1, false)), "88 tiles, only B's lines off");
         assert_eq!(wg_auto(2000, 1000, 1000, 1, 4, SMS, both32(KN_OFF)).map(|p| p.cluster), Some(1), "TF32");
         // K ranges in a cluster where 128 x 64 tiles leave half the SMs
         // idle, or K is 4096 or more; else unsplit tiles.

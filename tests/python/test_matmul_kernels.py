@@ -481,7 +481,8 @@ def test_large_and_llm_shapes(kind, kernel_override):
     unaligned widths and the backward's layouts included; pairs of blocks
     sharing A, whose rows are off 128 bytes: 1000^3's products, 800 x 1000 x
     1200's g @ b^T, 1000 x 3000 x 1000's a @ b; pairs sharing B, whose lines
-    are off 32 bytes: 2000 x 1000 x 1000's a @ b and g @ b^T; one wave of
+    are off 32 bytes: 2000 x 1000 x 1000's a @ b and g @ b^T, over ten rows
+    of tiles filling 60% of the SMs: 1280 x 3000 x 1000's a @ b; one wave of
     96- and 112-wide tiles: 768 x 2048 x 2048's and 1280 x 1280 x 2048's g @
     b^T)."""
     kernel_override("MYNS_MATMUL_KERNEL", "nowg" if NO_WG else "auto")
@@ -492,7 +493,7 @@ def test_large_and_llm_shapes(kind, kernel_override):
         torch.manual_seed(3)
         for m, k, n in [(1, 4096, 14336), (16, 14336, 4096), (128, 4096, 4096), (64, 4096, 4096), (2048, 2048, 2048), (4100, 1000, 4000), (1000, 4096, 4088), (1000, 4095, 2048), (512, 32001, 256),
                         (1024, 32000, 2048), (768, 16384, 1000), (1000, 1000, 1000), (800, 1000, 1200), (1000, 3000, 1000),
-                        (2000, 1000, 1000), (768, 2048, 2048), (1280, 1280, 2048)]:
+                        (2000, 1000, 1000), (1280, 3000, 1000), (768, 2048, 2048), (1280, 1280, 2048)]:
             a = torch.randn(m, k, dtype=dtype, device="cuda")
             b = torch.randn(k, n, dtype=dtype, device="cuda")
             poison(m * n, dtype)
