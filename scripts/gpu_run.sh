@@ -105,7 +105,7 @@ test_gpu() {
 
   # Every CUDA test (the CPU ones run in CI). The out-of-memory test runs
   # last, alone: it fills the GPU, which would fail the sanitizer runs.
-  step "pytest, CUDA tests" "$OUT/pytest.log" timeout -k 10 "${PYTEST_TIMEOUT_S:-540}" \
+  step "pytest, CUDA tests" "$OUT/pytest.log" timeout -k 10 "${PYTEST_TIMEOUT_S:-565}" \
     python3 -m pytest -v -p no:cacheprovider -p no:logging --durations=30 -m "cuda or multi_gpu" \
     -k "not out_of_memory${PYTEST_K:+ and ($PYTEST_K)}" tests/python || status=1
 
