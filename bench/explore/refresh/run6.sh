@@ -3,7 +3,7 @@
 # `c2`; sharing A: `n2`) on the long-K prefill products, where ncu
 # (ncu-large.sh) has cuBLAS on our tile (112 x 128) in 2 x 1 clusters.
 # do_bench ratios to cuBLAS (cliff-hunt/sweep.py), checked against float64.
-#   bash bench/explore/refresh/run6.sh > results/pairs-prefill-nk-h200-<commit>.md
+#   bash bench/explore/refresh/run6.sh > bench/explore/refresh/results/pairs-prefill-nk-h200-<commit>.md
 set -u
 source bench/explore/tf32-llm/env.sh
 export MYNS_GIT_COMMIT=$(cat .gpu/COMMIT)

@@ -7,6 +7,10 @@
 # sharing B: c2). Two rounds, the libraries alternating; do_bench ratios to
 # cuBLAS (cliff-hunt/sweep.py), checked against float64.
 #   bash bench/explore/refresh/run7.sh
+# (The general tool for two libraries is ../stage-rounds/ab.sh: W=<shapes>
+# V=<variants> with the build under test as .gpu/libmyns.so.xz and the
+# base as .gpu/base.so.xz; it also runs the matmul kernel tests. This
+# script is kept as the command these results came from.)
 set -u
 source bench/explore/tf32-llm/env.sh
 [ -f .gpu/alt/libmyns.so ] || xz -dk .gpu/alt/libmyns.so.xz
