@@ -60,6 +60,10 @@ __device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, u
   const EmuMap* m = reinterpret_cast<const EmuMap*>(map);
   if (dst % 1024) { fprintf(stderr, "TMA dst not 1024-aligned for 128B swizzle\n"); abort(); }
   if (m->box[0] * m->elem != 128) { fprintf(stderr, "box inner bytes != 128\n"); abort(); }
+  // (The H200 stops a load whose box starts off 16 bytes along the innermost
+  // dimension with an illegal instruction, as it does a store:
+  // bench/explore/row-groups/.)
+  if (((int64_t)c0 * m->elem) % 16) { fprintf(stderr, "TMA load box starting %d bytes off 16 bytes\n", (int)(((int64_t)c0 * m->elem) % 16)); abort(); }
   unsigned char* out = emu_window() + dst;
   uint32_t rows = m->box[1] * m->box[2];
   for (uint32_t i2 = 0; i2 < m->box[2]; ++i2)
