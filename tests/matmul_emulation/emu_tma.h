@@ -56,14 +56,17 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
   while ((b.phase & 1) == parity) emu::yield();  // phase `parity` not yet complete
 }
 __device__ __forceinline__ void mbar_wait_warp(uint32_t bar, uint32_t parity) { mbar_wait(bar, parity); }
+// The H200 stops a TMA load or store whose box starts off 16 bytes along
+// the innermost dimension with an illegal instruction, whatever the map's
+// start (stores: bench/explore/tma-rows/; loads: bench/explore/row-groups/).
+inline void emu_check_box_start(const char* what, int64_t c0, int elem) {
+  if ((c0 * elem) % 16) { fprintf(stderr, "TMA %s box starting %d bytes off 16 bytes\n", what, (int)((c0 * elem) % 16)); abort(); }
+}
 __device__ __forceinline__ void tma_load(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1, int c2) {
   const EmuMap* m = reinterpret_cast<const EmuMap*>(map);
   if (dst % 1024) { fprintf(stderr, "TMA dst not 1024-aligned for 128B swizzle\n"); abort(); }
   if (m->box[0] * m->elem != 128) { fprintf(stderr, "box inner bytes != 128\n"); abort(); }
-  // (The H200 stops a load whose box starts off 16 bytes along the innermost
-  // dimension with an illegal instruction, as it does a store:
-  // bench/explore/row-groups/.)
-  if (((int64_t)c0 * m->elem) % 16) { fprintf(stderr, "TMA load box starting %d bytes off 16 bytes\n", (int)(((int64_t)c0 * m->elem) % 16)); abort(); }
+  emu_check_box_start("load", c0, m->elem);
   unsigned char* out = emu_window() + dst;
   uint32_t rows = m->box[1] * m->box[2];
   for (uint32_t i2 = 0; i2 < m->box[2]; ++i2)

@@ -279,9 +279,7 @@ inline void fence_async_smem() {}
 inline void tma_store(const CUtensorMap* map, uint32_t src, int c0, int c1, int c2) {
   const EmuMap* m = reinterpret_cast<const EmuMap*>(map);
   if (src % (m->swizzle ? 1024 : 128)) { fprintf(stderr, "TMA store source %u not %d-aligned\n", src, m->swizzle ? 1024 : 128); abort(); }
-  // (The H200 stops a store whose box starts off 16 bytes with an illegal
-  // instruction: bench/explore/tma-rows/.)
-  if (((int64_t)c0 * m->elem) % 16) { fprintf(stderr, "TMA store box starting %d bytes off 16 bytes\n", (int)(((int64_t)c0 * m->elem) % 16)); abort(); }
+  emu_check_box_start("store", c0, m->elem);
   const uint32_t row_bytes = m->box[0] * m->elem;
   if (src + row_bytes * m->box[1] * m->box[2] > EMU_SMEM) { fprintf(stderr, "TMA store source past shared memory\n"); abort(); }
   unsigned char* base = const_cast<unsigned char*>(m->base);
