@@ -21,7 +21,7 @@
 # It checks indexing, edge handling, layouts, split-K, cluster reductions,
 # pairs of blocks sharing a tile and the barrier protocols; it cannot check timing-dependent behaviour on
 # real hardware or performance.
-# Usage: bash tests/matmul_emulation/run.sh [small|big]  (small: about 2
+# Usage: [EMU_CXXFLAGS=-D...] bash tests/matmul_emulation/run.sh [small|big]  (small: about 2
 # minutes on 2 cores; the two-core machine runs the binaries in parallel)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -66,7 +66,8 @@ assert "asm" not in s, "unpatched asm left in gemm_pack.cu"
 open(f"{work}/gemm_pack.cu", "w").write(s)
 PY
 cd "$work"
-flags=(-std=c++20 -O1 -w -Wno-psabi -I "$inc" -I . -include emu_prelude.h)
+# EMU_CXXFLAGS: extra defines, e.g. a kernel knob's other value (-DMYNS_WG_KGROUP=2).
+flags=(-std=c++20 -O1 -w -Wno-psabi -I "$inc" -I . -include emu_prelude.h ${EMU_CXXFLAGS:-})
 g++ "${flags[@]}" tc_simt_main.cc -o tc_simt &
 g++ "${flags[@]}" wg_main.cc -o wg &
 g++ "${flags[@]}" skinny_main.cc -o skinny &
