@@ -115,7 +115,6 @@ SETS = {  # --set: [(kind, M, K, N, b layout)]
     # Long K on less than a wave of tiles (2026-11-27): split K on wide tiles
     # against the unsplit narrow ones the planner took.
     "longk": [("bf16", m, k, n, "kn") for (m, n, k) in ((1024, 2048, 32000), (512, 4096, 14336), (1024, 1024, 8192), (1024, 2048, 8192), (2048, 1024, 8192), (768, 1024, 16384), (512, 2048, 8192), (256, 4096, 8192), (1024, 2048, 16384), (1024, 1024, 4096))],
-    # The narrow tiles' cost per k-tile (1024 x 4096 x 1024 against 1024^3).
     # Narrow tiles (rings of 8 stages or more: wg64, wg96, the 64-row
     # ping-pong ones), for bench/explore/kgroup/.
     "kgroup": [
@@ -134,6 +133,7 @@ SETS = {  # --set: [(kind, M, K, N, b layout)]
         ("bf16", 2048, 2048, 2048, "kn"),
         ("bf16", 4096, 4096, 4096, "kn"),
     ],
+    # The narrow tiles' cost per k-tile (1024 x 4096 x 1024 against 1024^3).
     "narrow": [
         ("bf16", 1024, 1024, 1024, "kn"),
         ("bf16", 1024, 4096, 1024, "kn"),

@@ -66,7 +66,7 @@ assert "asm" not in s, "unpatched asm left in gemm_pack.cu"
 open(f"{work}/gemm_pack.cu", "w").write(s)
 PY
 cd "$work"
-# EMU_CXXFLAGS: extra defines, e.g. a kernel knob's other value (-DMYNS_WG_KGROUP=2).
+# EMU_CXXFLAGS: extra defines, e.g. a kernel knob's other value (-DMYNS_RS_PENDING=1).
 flags=(-std=c++20 -O1 -w -Wno-psabi -I "$inc" -I . -include emu_prelude.h ${EMU_CXXFLAGS:-})
 g++ "${flags[@]}" tc_simt_main.cc -o tc_simt &
 g++ "${flags[@]}" wg_main.cc -o wg &

@@ -1,9 +1,10 @@
 #!/bin/bash
-# Device run: two k-tiles a wgmma group on the rings of 8 stages or more
-# (.gpu/alt/, built with kernels/matmul_sm90a.cu's MYNS_WG_KGROUP 2)
-# against one (.gpu/, the library as it is). The alt library's Hopper
-# matmul tests first, then kernel times (profiler, L2 flushed) of the
-# narrow tiles' products, the libraries alternating over two rounds.
+# Device run: a variant library (.gpu/alt/, built with one of
+# attempt.diff's knobs on) against the library as it is (.gpu/). The alt
+# library's Hopper matmul tests first, then kernel times (profiler, L2
+# flushed) of the narrow tiles' products, the libraries alternating over
+# two rounds. Run 1: MYNS_WG_KGROUP 2 (two k-tiles a wgmma group on the
+# rings of 8 stages or more); run 2 (run2.sh): MYNS_WG_KSTEP_COMMIT 1.
 # (The knobs are in attempt.diff, against 8bf7d18.)
 #   bash bench/explore/kgroup/run1.sh
 set -u

@@ -1,22 +1,5 @@
 #!/bin/bash
-# Device run: each wgmma k-step a group of its own (commit after every
-# k-step; .gpu/alt/, built with kernels/matmul_sm90a.cu's MYNS_WG_KSTEP_COMMIT 1)
-# against one group a k-tile (.gpu/, the library as it is). The alt library's Hopper
-# matmul tests first, then kernel times (profiler, L2 flushed) of the
-# narrow tiles' products, the libraries alternating over two rounds.
-# (The knobs are in attempt.diff, against 8bf7d18.)
+# Device run 2: run1.sh's commands with .gpu/alt/ built with
+# MYNS_WG_KSTEP_COMMIT 1 (each wgmma k-step a group of its own).
 #   bash bench/explore/kgroup/run2.sh
-set -u
-source bench/explore/tf32-llm/env.sh
-[ -f .gpu/alt/libmyns.so ] || xz -dk .gpu/alt/libmyns.so.xz
-MYNS_LIBRARY=$PWD/.gpu/alt/libmyns.so MYNS_REQUIRE_CUDA=1 timeout ${TEST_S:-240} python3 -m pytest -q -p no:cacheprovider \
-  tests/python/test_matmul_kernels.py -k "hopper_variants or one_wave or wave_tiles or accumulate or edge_cases or unaligned_output or zero_sizes" > $OUT/pytest-alt.log 2>&1
-echo "pytest rc $?"; tail -3 $OUT/pytest-alt.log
-for r in 1 2; do
-  for lib in base alt; do
-    if [ $lib = base ]; then L=.gpu/libmyns.so; else L=.gpu/alt/libmyns.so; fi
-    MYNS_LIBRARY=$PWD/$L timeout ${KT_S:-90} python3 bench/explore/matmul_kernel_times.py --set kgroup --variants ${V:-wg64} > $OUT/kt-$lib-$r.log 2>&1
-    echo "$lib round $r rc $?"
-  done
-done
-python3 bench/explore/kgroup/summarize.py $OUT | tee $OUT/summary.md
+exec bash "$(dirname "$0")/run1.sh"
