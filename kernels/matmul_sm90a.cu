@@ -524,15 +524,16 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     return it;
   };
 
-  // Warp 1 sets up the tensor maps and barriers while warp 0 works out the
-  // producer's first item (clusters: between the cluster barrier's arrive and
-  // its wait), so that the first loads leave sooner.
-  if (tid == 32) {
+  // Warp 2 sets up the tensor maps and barriers while the two loaders
+  // (threads 0 and 32, below) work out their first item (clusters: between
+  // the cluster barrier's arrive and its wait), so that the first loads
+  // leave sooner.
+  if (tid == 64) {
     prefetch_tensormap(tmA);
     prefetch_tensormap(tmB);
     if (p.tma_store == 1) prefetch_tensormap(tmC);
     for (int s = 0; s < STAGES; ++s) {
-      mbar_init(full(s), 1);
+      mbar_init(full(s), 2);  // the A and the B loader (see the producer)
       mbar_init(empty(s), (PP ? 1 : CONSUMERS) * 4 * mcl);  // one arrival per consuming warp of the pair
     }
     mbar_init(turn(0), 4);
@@ -547,7 +548,8 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   // memory only after the cluster barrier that follows its writes.)
   if (mcl > 1) cluster_arrive();
   Item next{};
-  if (tid == 0) next = item(first);
+  const bool loader = tid == 0 || tid == 32;
+  if (loader) next = item(first);
   if (mcl > 1) {
     cluster_wait();  // the peer's barriers exist before anything arrives on them
   } else {
@@ -560,7 +562,14 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   bool kc_pending = false;  // K ranges in a cluster: a consumer's second barrier's wait is due
   if (wg == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-    if (tid == 0) {
+    // Two loaders in two warps: thread 0 loads A (and publishes each item),
+    // thread 32 loads B, each arriving on a stage's full barrier with its
+    // own bytes. One thread issuing both ran about 55 dependent instructions
+    // a k-tile, about 0.24 us: on the 128 x 64 tile, the whole loop's pace
+    // (ncu's samples: the consumers waiting on full barriers half their
+    // time, the loader never on an empty one; bench/explore/loop-stalls/).
+    if (loader) {
+      const bool loads_a = tid == 0;
       // setmaxnreg stays before the first loads: issued after them, it
       // completed about 1.4 us later on the H100, holding back the consumers'
       // setmaxnreg (which waits for the registers it frees).
@@ -581,13 +590,17 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
         for (int kt = 0; kt < t.kt; ++kt, ++it) {
           const int s = it % STAGES, round = it / STAGES, k = t.k0 + kt * BK;
           if (round > 0) mbar_wait(empty(s), (round - 1) & 1);
-          if (PUBLISH && kt == 0) {
+          if (PUBLISH && kt == 0 && loads_a) {
             uint4* q = slot(jp);
             q[0] = make_uint4(t.m0, t.n0, t.bz, t.kt);
             q[1] = make_uint4(static_cast<uint32_t>(t.z), 0u, 0u, 0u);
           }
-          mbar_expect_tx(full(s), STAGE_BYTES - (a_in ? 0 : A_BYTES) - (b_in ? 0 : L::B_BYTES));
-          if (!a_in) {
+          if (loads_a) {
+            mbar_expect_tx(full(s), a_in ? A_BYTES : 0);
+          } else {
+            mbar_expect_tx(full(s), b_in ? L::B_BYTES : 0);
+          }
+          if (!loads_a || !a_in) {
           } else if (share_a && !A_REG) {
             // This block's half of A, into both blocks (the K-major box is
             // BM / 2 rows; M-major, the 64-row boxes alternate between the ranks).
@@ -608,7 +621,7 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
 #pragma unroll
             for (int j = 0; j < BM / 64; ++j) tma_load(a_stage(s) + j * BK * 128, tmA, full(s), t.m0 + j * 64, k, t.bz);
           }
-          if (!b_in) {
+          if (loads_a || !b_in) {
           } else if (mcl > 1 && !share_a) {
             // This block's half of B, into both blocks (the tensor map's
             // K-major box is then BN / 2 rows; N-major, the 64-wide boxes
@@ -634,10 +647,10 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
     }
     if (kc) {
       // Every thread meets the cluster twice per work item, as the
-      // consumers do (thread 0 did so between its items, all but the last).
+      // consumers do (the loaders did so between their items, all but the last).
       const uint32_t n = first < tiles ? (tiles - 1 - first) / stride + 1 : 0;
 #pragma unroll 1
-      for (uint32_t i = tid == 0 && n > 0 ? n - 1 : 0; i < n; ++i) kc_meet();
+      for (uint32_t i = loader && n > 0 ? n - 1 : 0; i < n; ++i) kc_meet();
     }
   } else {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
