@@ -156,6 +156,31 @@ SETS = {  # --set: [(kind, M, K, N, b layout)]
         ("tf32", 1024, 1024, 1024, "kn"),
         ("tf32", 4096, 4096, 4096, "kn"),
     ],
+    # The report rows that fell at 300b0cf (loop-stalls/run5.sh), with the
+    # batched ones (a sixth field: the batch).
+    "loaders3": [
+        ("bf16", 512, 512, 512, "kn"),
+        ("f16", 512, 512, 512, "kn"),
+        ("bf16", 1024, 1024, 1024, "kn"),
+        ("f16", 1024, 1024, 1024, "kn"),
+        ("bf16", 16, 4096, 4096, "kn"),
+        ("bf16", 64, 4096, 4096, "nk"),
+        ("bf16", 128, 4096, 4096, "kn"),
+        ("bf16", 2000, 2000, 600, "kn"),
+        ("bf16", 1280, 3000, 1536, "nk"),
+        ("bf16", 4096, 14336, 4096, "nk"),
+        ("bf16", 512, 512, 512, "kn", 32),
+        ("bf16", 128, 64, 128, "kn", 256),
+        ("tf32", 1024, 1024, 1024, "kn"),
+    ],
+    # The rows of loaders3 that moved by more than noise, again (run6.sh).
+    "loaders4": [
+        ("bf16", 1024, 1024, 1024, "kn"),
+        ("bf16", 512, 512, 512, "kn", 32),
+        ("bf16", 128, 64, 128, "kn", 256),
+        ("bf16", 2048, 2048, 2048, "kn", 8),
+        ("tf32", 1024, 1024, 1024, "kn"),
+    ],
     # The narrow tiles' products in pairs, for --variants (loop-stalls/).
     "loaders2": [
         ("bf16", 512, 512, 512, "kn"),
@@ -300,11 +325,13 @@ def main():
     args = ap.parse_args()
     forced = [v for v in args.variants.split(",") if v]
     unaligned = args.set == "unaligned" or args.store_off
-    for kind, m, k, n, lay in SETS[args.set]:
+    for kind, m, k, n, lay, *batch in SETS[args.set]:
+        batch = batch[0] if batch else 1
         torch.backends.cuda.matmul.allow_tf32 = kind == "tf32"
-        a, b = operands(kind, 1, m, k, n, lay)
-        flop = 2.0 * m * n * k
-        impls = [("myns", lambda: myns.matmul(a, b), None), ("torch", lambda: torch.matmul(a, b), None)]
+        a, b = operands(kind, batch, m, k, n, lay)
+        flop = 2.0 * batch * m * n * k
+        mine = (lambda: myns.bmm(a, b)) if batch > 1 else (lambda: myns.matmul(a, b))
+        impls = [("myns", mine, None), ("torch", lambda: torch.matmul(a, b), None)]
         if unaligned:
             impls.insert(1, ("myns tma_store=off", lambda: myns.matmul(a, b), "off"))
         impls[1:1] = [(f"myns {v}", lambda: myns.matmul(a, b), None) for v in forced]
@@ -317,7 +344,8 @@ def main():
                 print(f"{kind} {m}x{k}x{n} {lay} {name}: {str(e).splitlines()[0][:120]}")
                 continue
             total = sum(per.values())
-            print(f"{kind} {m}x{k}x{n} {lay} {name}: kernels {total:.1f} us per call ({flop / total / 1e6:.1f} TFLOP/s)")
+            shape = f"{batch}x{m}x{k}x{n}" if batch > 1 else f"{m}x{k}x{n}"
+            print(f"{kind} {shape} {lay} {name}: kernels {total:.1f} us per call ({flop / total / 1e6:.1f} TFLOP/s)")
             for kn, t in sorted(per.items(), key=lambda kv: -kv[1]):
                 print(f"    {t:8.1f} us  {kn[:110]}")
         myns.set_override("MYNS_MATMUL_KERNEL", None)
