@@ -170,7 +170,8 @@ __device__ __forceinline__ void mbar_arrive_cta(uint32_t bar, uint32_t cta) {
 
 // Split K in a cluster: a work item's two cluster barriers, as a producer
 // thread meets them (the consumers' partials are written; the owners have
-// read them). Not `.aligned`: thread 0 meets them apart from its warp.
+// read them). Not `.aligned`: the two loader threads (0 and 32) meet them apart
+// from their warps.
 __device__ __forceinline__ void kc_meet() {
   asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\nbarrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
 }
