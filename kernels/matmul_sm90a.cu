@@ -645,6 +645,15 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
           }
         }
       }
+      // Pairs: the block leaves only once every consuming warp of the pair
+      // has freed the stages filled last, so that no peer's arrival on its
+      // empty barriers is still to come (what the peer loads into this
+      // block, its consumers have waited for). As CUTLASS's producer tail;
+      // a cluster barrier at the end instead cost 0.64 us more than a
+      // single block's end (bench/explore/pair-cost/).
+      if (mcl > 1 && loads_a) {
+        for (int i = it > STAGES ? it - STAGES : 0; i < it; ++i) mbar_wait(empty(i % STAGES), (i / STAGES) & 1);
+      }
     }
     if (kc) {
       // Every thread meets the cluster twice per work item, as the
@@ -1156,11 +1165,8 @@ __device__ __forceinline__ void wg_gemm(const CUtensorMap* tmA, const CUtensorMa
   // block leaves (their writes complete with the grid, as CUTLASS's
   // epilogues rely on).
   if (!PP && !A_REG && wg > 0 && p.tma_store == 1 && tid % 128 == 0) tma_store_wait_read();
-  // A block leaves only when its peer is done arriving on its barriers.
-  if (cl > 1 && !kc) {
-    __syncwarp();
-    cluster_sync();
-  }
+  // (Pairs: the A loader's wait on the last stages keeps the block until
+  // its peer is done arriving on its barriers; see the producer.)
 }
 
 }  // namespace sm90

@@ -207,10 +207,22 @@ template <class F> void emu_as_rank(uint32_t rank, F f) {
   f();
   emu::cur->slot = self;
 }
-inline void mbar_arrive_cta(uint32_t bar, uint32_t rank) { emu_as_rank(rank, [&] { mbar_arrive(bar); }); }
+// A peer's barrier or shared memory after every thread of that block has
+// exited is gone (on the GPU: an error, or a write to another block's
+// memory): the kernels must keep a block until its peers are done with it.
+inline void emu_peer_live(uint32_t rank, const char* what) {
+  if (rank < emu_cl.ranks && emu_cl.block_live[rank] == 0) emu_fail(what);
+}
+inline void mbar_arrive_cta(uint32_t bar, uint32_t rank) {
+  emu_peer_live(rank, "arrive on the barrier of a block that has exited");
+  emu_as_rank(rank, [&] { mbar_arrive(bar); });
+}
 inline void tma_load_mc(uint32_t dst, const CUtensorMap* map, uint32_t bar, int c0, int c1, int c2, uint16_t mask) {
   for (uint32_t r = 0; r < EMU_RANKS; ++r)
-    if (mask >> r & 1) emu_as_rank(r, [&] { tma_load(dst, map, bar, c0, c1, c2); });
+    if (mask >> r & 1) {
+      emu_peer_live(r, "multicast load into a block that has exited");
+      emu_as_rank(r, [&] { tma_load(dst, map, bar, c0, c1, c2); });
+    }
 }
 // A K range's partial into this block's shared memory, and a rank's read
 // back at the same offset (mapa + ld.shared::cluster).
